@@ -1,0 +1,57 @@
+"""Shared test utilities: random play, invariants."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import trickenv
+from trickenv.engine.layout import PHASE, PH_DONE
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of a boolean mask."""
+    r = rng.random(mask.shape) * mask
+    return r.argmax(axis=1)
+
+
+def play_aec(env, rng: np.random.Generator, seed=None, options=None, check=None) -> dict:
+    """Play one episode of an AEC env with random legal actions; return the summed rewards."""
+    env.reset(seed=seed, options=options)
+    total = {a: 0.0 for a in env.possible_agents}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        total[agent] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        assert len(legal) > 0, "empty mask while a player is to act"
+        if check is not None:
+            check(env)
+        env.step(int(rng.choice(legal)))
+    return total
+
+
+def conservation_ok(state, g: int, n: int, deck: int) -> bool:
+    """Each card in exactly one place: a hand, played (trick or taken), or undealt/stock."""
+    count = np.zeros(deck, int)
+    for seat in range(4):
+        h = int(state.hands[g, seat])
+        for c in range(deck):
+            count[c] += (h >> c) & 1
+    count += state.played_by[g] >= 0
+    for k in range(state.aux.shape[1]):
+        a = int(state.aux[g, k])
+        for c in range(deck):
+            count[c] += (a >> c) & 1
+    return bool((count == 1).all())
+
+
+def is_done(state, g: int = 0) -> bool:
+    """Whether game g's episode is over."""
+    return state.s[g, PHASE] == PH_DONE
+
+
+def make_vec(game: str, num: int, seed: int, **options):
+    """Shorthand for trickenv.make_vec."""
+    return trickenv.make_vec(game, num, seed=seed, **options)

@@ -1,0 +1,214 @@
+"""The PettingZoo AEC env: a thin shell over one game of the batched engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.logger import warn
+from pettingzoo import AECEnv
+
+from trickenv.engine.kernels import seed_states
+from trickenv.engine.layout import DEALS_DONE, PHASE, PH_DONE, TO_ACT
+from trickenv.games.base import GameSpec, check_dealer
+
+ILLEGAL_MODES = ("raise", "penalize")
+RESET_OPTIONS = ("deal", "dealer")
+
+
+class TrickEnv(AECEnv):
+    """One game of a :class:`GameSpec` as a PettingZoo AEC env.
+
+    ``illegal_action="raise"`` (default) raises ValueError on an illegal
+    action; ``"penalize"`` ends the episode with reward ``illegal_reward`` for
+    the offender and 0 for the others, like PettingZoo's TerminateIllegalWrapper.
+    """
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "trickenv", "is_parallelizable": False}
+
+    def __init__(
+        self,
+        spec: GameSpec,
+        render_mode: str | None = None,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+    ) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        if illegal_action not in ILLEGAL_MODES:
+            raise ValueError(f"illegal_action must be one of {list(ILLEGAL_MODES)}, got {illegal_action!r}")
+        self.spec = spec
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.possible_agents = [f"player_{i}" for i in range(spec.num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0, 1, (spec.obs_size,), np.int8),
+                "action_mask": spaces.Box(0, 1, (spec.num_actions,), np.int8),
+            }
+        )
+        act_space = spaces.Discrete(spec.num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.state = spec.new_state(1)
+        self.state.rng[:] = seed_states(None, 1)
+        self._obs = np.zeros((1, spec.obs_size), np.int8)
+        self._mask = np.zeros((1, spec.num_actions), np.bool_)
+        self._rewards = np.zeros((1, spec.num_players), np.float32)
+        self._done = np.zeros(1, np.bool_)
+        self._action = np.zeros(1, np.int64)
+        self._seat = np.zeros(1, np.int64)
+        self._no_mask = np.zeros(spec.num_actions, np.int8)
+        self._deal_row = np.full((1, spec.deck), -1, np.int8)
+        self._use_deal = np.zeros(1, np.bool_)
+        self._dealer = np.full(1, -1, np.int32)
+        self._cfg_args = (spec.cfg, spec.tab)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """Observation space of ``agent`` (the same for all)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """Action space of ``agent`` (the same for all)."""
+        return self.action_spaces[agent]
+
+    # --------------------------------------------------------------- reset
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new episode; ``options={"deal": [...], "dealer": d}`` fixes the first deal."""
+        if seed is not None:
+            self.state.rng[:] = seed_states(seed, 1)
+        options = options or {}
+        unknown = set(options) - set(RESET_OPTIONS)
+        if unknown:
+            # A warning, not an error: pettingzoo.test.api_test resets with a foreign option key.
+            warn(f"[trickenv] ignoring unknown reset option(s) {sorted(unknown)}; known: {list(RESET_OPTIONS)}")
+        self._use_deal[0] = False
+        self._dealer[0] = -1
+        dealer = options.get("dealer")
+        if "deal" in options:
+            if dealer is None:
+                raise ValueError("reset option 'deal' needs 'dealer' too (the seat that deals)")
+            self._deal_row[0], self._dealer[0] = self.spec.deal_row(options["deal"], dealer)
+            self._use_deal[0] = True
+        elif dealer is not None:
+            self._dealer[0] = check_dealer(dealer, self.spec.num_players)
+        self.spec.reset_kernel(
+            *self.state.arrays(), *self._cfg_args, self._deal_row, self._use_deal, self._dealer, self._mask, self._obs
+        )
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[int(self.state.s[0, TO_ACT])]
+        self._fresh = True  # self._obs / self._mask belong to agent_selection
+        self.events: list[dict] = []  # the episode's game events so far (see GameSpec.step_events)
+        self.last_events: list[dict] = []  # events of the last step
+
+    # ------------------------------------------------------------ observe
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """What ``agent`` knows now, and its legal actions (all zero when not to act)."""
+        seat = self.agent_name_mapping[agent]
+        acting = agent == self.agent_selection and self.state.s[0, PHASE] != PH_DONE
+        if acting and self._fresh:
+            obs = self._obs[0].copy()
+        else:
+            self._seat[0] = seat
+            obs = np.empty((1, self.spec.obs_size), np.int8)
+            self.spec.observe_kernel(*self.state.arrays()[:-1], *self._cfg_args, self._seat, obs)
+            obs = obs[0]
+        mask = self._mask[0].view(np.int8).copy() if acting else self._no_mask.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    # --------------------------------------------------------------- step
+    def step(self, action: Any) -> None:
+        """Play ``action`` for ``agent_selection``."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        a = self._check_action(action, agent)
+        if a is None:
+            return
+        self._action[0] = a
+        deals_before = self.state.s[0, DEALS_DONE]
+        s_before = self.state.s[0].copy() if self.spec.step_events is not None else None
+        self.spec.step_kernel(
+            *self.state.arrays(), *self._cfg_args, self._action, self._mask, self._obs, self._rewards, self._done, False
+        )
+        self._cumulative_rewards[agent] = 0
+        if s_before is not None:
+            self.last_events = self.spec.step_events(self.spec, self.state, 0, s_before)
+            self.events.extend(self.last_events)
+        deal_ended = self.state.s[0, DEALS_DONE] != deals_before
+        if deal_ended:
+            r = self._rewards[0]
+            for i, name in enumerate(self.agents):
+                self.rewards[name] = float(r[i])
+            info = self.spec.infos(self.spec, self.state, 0)
+            self.infos = {name: dict(info) for name in self.agents}
+        elif any(self.rewards.values()):
+            self.rewards = {name: 0.0 for name in self.agents}
+        if self._done[0]:
+            self.terminations = {name: True for name in self.agents}
+            nxt = (self.agent_name_mapping[agent] + 1) % self.spec.num_players
+        else:
+            nxt = int(self.state.s[0, TO_ACT])
+        self.agent_selection = self.possible_agents[nxt]
+        self._fresh = True
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _check_action(self, action: Any, agent: str) -> int | None:
+        n = self.spec.num_actions
+        if action is None or isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+                action = int(action)
+            else:
+                raise ValueError(f"action must be an integer action id 0..{n - 1}, got {action!r}")
+        a = int(action)
+        if not 0 <= a < n:
+            raise ValueError(f"action {a} is out of range: {agent} has actions 0..{n - 1}")
+        if self._mask[0, a]:
+            return a
+        if self.illegal_action == "raise":
+            legal = ", ".join(f"{x} ({self.spec.action_str(x)})" for x in np.flatnonzero(self._mask[0]))
+            phase = self.spec.phase_name(int(self.state.s[0, PHASE]))
+            raise ValueError(
+                f"illegal action {a} ({self.spec.action_str(a)}) for {agent} in phase {phase}; legal: {legal}"
+            )
+        self._penalize(agent)
+        return None
+
+    def _penalize(self, agent: str) -> None:
+        warn(f"[trickenv] illegal action by {agent}: episode ended with reward {self.illegal_reward}")
+        self.rewards = {name: 0.0 for name in self.agents}
+        self.rewards[agent] = self.illegal_reward
+        self._cumulative_rewards = {name: 0.0 for name in self.agents}
+        self.terminations = {name: True for name in self.agents}
+        self.truncations = {name: True for name in self.agents}
+        self.infos = {name: {"illegal_action": name == agent} for name in self.agents}
+        self.state.s[0, PHASE] = PH_DONE
+        self._mask[0] = False
+        self._accumulate_rewards()
+
+    # ------------------------------------------------------------- render
+    def render(self) -> str | None:
+        """``"ansi"``: return the table as text; ``"human"``: print it."""
+        if self.render_mode is None:
+            warn("You are calling render method without specifying any render mode.")
+            return None
+        text = self.spec.render_text(self.spec, self.state, 0)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,209 @@
+"""Numba helpers shared by the games, inlined into each game's batch loop.
+
+Every helper works on one game ``g`` of the batch and is marked
+``inline="always"``: calling a non-inlined helper per game with the state
+arrays as arguments made the loop about ten times slower (PERF_NOTES.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from trickenv.engine.layout import (
+    LEADER,
+    NO_TRUMP,
+    POINTS,
+    TAB_POINTS,
+    TAB_STRENGTH,
+    TAB_SUIT,
+    TO_ACT,
+    TRICK,
+    TRICK_LEN,
+    TRICK_NO,
+    TRICKS,
+    TRUMP,
+)
+
+U1 = np.uint64(1)
+U0 = np.uint64(0)
+
+# --------------------------------------------------------------------- random
+
+
+@njit(inline="always")
+def next_u64(rng, g):
+    """splitmix64: advance game g's generator and return 64 random bits."""
+    z = rng[g] + np.uint64(0x9E3779B97F4A7C15)
+    rng[g] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(inline="always")
+def uniform_int(rng, g, n):
+    """Uniform integer in [0, n) (n < 2**31) from game g's generator."""
+    return np.int64(((next_u64(rng, g) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+def seed_states(seed: int | None, batch: int, offset: int = 0) -> np.ndarray:
+    """Generator states of games ``offset .. offset+batch-1`` of a seeded env.
+
+    Game ``i`` of any env built from ``seed`` starts from the same state, so an
+    AEC env reset with ``seed`` deals exactly like game 0 of ``make_vec(seed=seed)``.
+    """
+    ss = np.random.SeedSequence(seed)
+    base = int(ss.generate_state(2, np.uint64)[0])
+    idx = np.arange(offset, offset + batch, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        x = idx * np.uint64(0xD1B54A32D192ED03) + np.uint64(base)
+        x ^= x >> np.uint64(29)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(32)
+    return x.astype(np.uint64)
+
+
+# ----------------------------------------------------------------------- bits
+
+
+@njit(inline="always")
+def bit(c):
+    """Bitset holding only card c."""
+    return U1 << np.uint64(c)
+
+
+@njit(inline="always")
+def popcount(x):
+    """Number of cards in bitset x."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(inline="always")
+def suit_bits(suit, ranks):
+    """Bitset of all cards of a suit in a deck with ``ranks`` ranks per suit."""
+    return ((U1 << np.uint64(ranks)) - U1) << np.uint64(suit * ranks)
+
+
+@njit(inline="always")
+def lowest_card(x):
+    """Id of the lowest card in the non-empty bitset x."""
+    return popcount((x & (~x + U1)) - U1)
+
+
+# ----------------------------------------------------------------------- deal
+
+
+@njit(inline="always")
+def deal_groups(rng, g, caps, out):
+    """Deal the deck uniformly at random into groups of fixed sizes.
+
+    ``caps[k]`` cards go to group k (their sum is the deck size); ``out[k]``
+    receives group k's bitset. Each card in turn goes to a group with
+    probability proportional to the group's remaining room, which gives every
+    split the same probability without a shuffle buffer.
+    """
+    ng = caps.shape[0]
+    room = np.empty(ng, np.int64)
+    left = 0
+    for k in range(ng):
+        room[k] = caps[k]
+        out[k] = U0
+        left += caps[k]
+    for c in range(left):
+        r = uniform_int(rng, g, left)
+        k = 0
+        while r >= room[k]:
+            r -= room[k]
+            k += 1
+        room[k] -= 1
+        out[k] |= bit(c)
+        left -= 1
+
+
+# ---------------------------------------------------------------------- play
+
+
+@njit(inline="always")
+def follow_suit_bits(hand, led_suit, ranks):
+    """Cards of ``hand`` that may be played to a trick led in ``led_suit`` (-1 = leading)."""
+    if led_suit < 0:
+        return hand
+    same = hand & suit_bits(led_suit, ranks)
+    return same if same != U0 else hand
+
+
+@njit(inline="always")
+def beats(tab, challenger, best, trump):
+    """Whether ``challenger`` beats the card ``best`` currently winning a trick."""
+    cs = tab[TAB_SUIT, challenger]
+    bs = tab[TAB_SUIT, best]
+    if cs == bs:
+        return tab[TAB_STRENGTH, challenger] > tab[TAB_STRENGTH, best]
+    return cs == trump and trump != NO_TRUMP
+
+
+@njit(inline="always")
+def trick_winner_pos(s, g, tab, n):
+    """Position (0 = leader) of the winning card of the complete current trick."""
+    trump = s[g, TRUMP]
+    best = 0
+    for j in range(1, n):
+        if beats(tab, s[g, TRICK + j], s[g, TRICK + best], trump):
+            best = j
+    return best
+
+
+@njit(inline="always")
+def play_card(hands, played_by, played_in, s, g, seat, card):
+    """Move ``card`` from ``seat``'s hand into the current trick."""
+    hands[g, seat] &= ~bit(card)
+    played_by[g, card] = seat
+    played_in[g, card] = s[g, TRICK_NO]
+    s[g, TRICK + s[g, TRICK_LEN]] = card
+    s[g, TRICK_LEN] += 1
+
+
+@njit(inline="always")
+def close_trick(s, g, tab, trick_trump, n):
+    """Judge the complete current trick, credit its winner and make them lead.
+
+    Returns the winning seat. The trick's cards stay readable in ``s[g, TRICK:]``
+    until the next card is played, so a game can inspect them afterwards.
+    """
+    pos = trick_winner_pos(s, g, tab, n)
+    winner = (s[g, LEADER] + pos) % n
+    pts = 0
+    for j in range(n):
+        pts += tab[TAB_POINTS, s[g, TRICK + j]]
+    s[g, TRICKS + winner] += 1
+    s[g, POINTS + winner] += pts
+    trick_trump[g, s[g, TRICK_NO]] = s[g, TRUMP]
+    s[g, TRICK_NO] += 1
+    s[g, TRICK_LEN] = 0
+    s[g, LEADER] = winner
+    s[g, TO_ACT] = winner
+    return winner
+
+
+@njit(inline="always")
+def reset_deal_fields(played_by, played_in, trick_trump, s, g, n_fields_from, n_fields_to):
+    """Clear the per-deal history of game g and the scalar fields [from, to)."""
+    played_by[g, :] = -1
+    played_in[g, :] = -1
+    trick_trump[g, :] = -1
+    for f in range(n_fields_from, n_fields_to):
+        s[g, f] = 0
+
+
+# ---------------------------------------------------------------- observation
+
+
+@njit(inline="always")
+def put_bits(out, g, off, x, deck):
+    """out[g, off + c] = 1 for every card c in bitset x (0 elsewhere in the block)."""
+    for c in range(deck):
+        out[g, off + c] = (x >> np.uint64(c)) & U1

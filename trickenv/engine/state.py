@@ -1,0 +1,81 @@
+"""The batched game state: a handful of NumPy arrays with a leading batch axis."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from trickenv.engine.layout import GAME_FIELDS
+
+
+@dataclass
+class State:
+    """State of ``B`` games; every array has the batch as its first axis.
+
+    Where each card is follows from ``hands`` (held), ``played_by`` (played:
+    in the current trick when ``played_in == TRICK_NO``, else taken) and
+    ``aux[:, 0]`` (the undealt rest); :meth:`card_locations` derives the
+    OpenSpiel-style single array from them.
+    """
+
+    hands: np.ndarray  # uint64 [B, 4]   bitset of the cards each seat holds
+    aux: np.ndarray  # uint64 [B, K]     bitsets: 0 = undealt rest, then game-specific
+    played_by: np.ndarray  # int8 [B, D] seat that played the card, -1 = not played
+    played_in: np.ndarray  # int8 [B, D] trick index in which it was played, -1
+    trick_trump: np.ndarray  # int8 [B, T] trump in force at each trick, -1 = none
+    s: np.ndarray  # int32 [B, F]        scalar fields, see engine.layout
+    rng: np.ndarray  # uint64 [B]        per-game splitmix64 state
+
+    @classmethod
+    def allocate(cls, batch: int, deck: int, num_tricks: int, num_fields: int, num_aux: int = 1) -> "State":
+        """Zeroed state for ``batch`` games."""
+        if num_fields < GAME_FIELDS:
+            raise ValueError(f"num_fields must be at least {GAME_FIELDS}")
+        return cls(
+            hands=np.zeros((batch, 4), np.uint64),
+            aux=np.zeros((batch, max(1, num_aux)), np.uint64),
+            played_by=np.full((batch, deck), -1, np.int8),
+            played_in=np.full((batch, deck), -1, np.int8),
+            trick_trump=np.full((batch, num_tricks), -1, np.int8),
+            s=np.zeros((batch, num_fields), np.int32),
+            rng=np.zeros(batch, np.uint64),
+        )
+
+    @property
+    def batch_size(self) -> int:
+        """Number of games."""
+        return self.s.shape[0]
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays in the order every kernel takes them."""
+        return (self.hands, self.aux, self.played_by, self.played_in, self.trick_trump, self.s, self.rng)
+
+    def copy(self) -> "State":
+        """Deep copy (search agents simulate on copies)."""
+        return State(*(getattr(self, f.name).copy() for f in fields(self)))
+
+    def take(self, index) -> "State":
+        """Copy of the games selected by ``index`` (int, slice or array)."""
+        idx = np.atleast_1d(np.arange(self.batch_size)[index])
+        return State(*(getattr(self, f.name)[idx].copy() for f in fields(self)))
+
+    def card_locations(self, g: int = 0) -> np.ndarray:
+        """Where every card of game ``g`` is: seat s holds it -> s, in the current
+        trick (played by s) -> 4 + s, taken in an earlier trick (played by s) -> 8 + s,
+        undealt rest -> 12, elsewhere (a game's own stock) -> 13."""
+        from trickenv.engine.layout import TRICK_NO
+
+        deck = self.played_by.shape[1]
+        loc = np.full(deck, 13, np.int8)
+        for c in range(deck):
+            bit = np.uint64(1) << np.uint64(c)
+            for seat in range(4):
+                if self.hands[g, seat] & bit:
+                    loc[c] = seat
+            if self.aux[g, 0] & bit:
+                loc[c] = 12
+            p = self.played_by[g, c]
+            if p >= 0:
+                loc[c] = (4 if self.played_in[g, c] == self.s[g, TRICK_NO] else 8) + p
+        return loc

@@ -1,0 +1,483 @@
+"""Four Tricks (RULES.md section 3): 3 players try to take exactly 4 tricks.
+
+Options (defaults in brackets): ``deck`` 48 | 52 [48]; ``trump`` "dealer" |
+"none" | "turn_up" ["dealer" with 48 cards, "turn_up" with 52]; ``bidding``
+[False]; ``target`` [4]; ``target_schedule`` a list or "default" (1..5..1)
+[None]; ``rounds`` deals per episode [1, or len(schedule), or unlimited with
+win_at]; ``win_at`` end the match once a total reaches it [None].
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from trickenv import cards
+from trickenv.engine.kernels import (
+    close_trick,
+    deal_groups,
+    follow_suit_bits,
+    lowest_card,
+    play_card,
+    put_bits,
+    uniform_int,
+    U1,
+)
+from trickenv.engine.layout import (
+    DEALER,
+    DEALS_DONE,
+    GAME_FIELDS,
+    LAST_POINTS,
+    LAST_SCORES,
+    LAST_TRICKS,
+    LAST_TRUMP,
+    LEADER,
+    NO_TRUMP,
+    NUM_PHASES,
+    PH_BID,
+    PH_DONE,
+    PH_PLAY,
+    PH_TRUMP,
+    PHASE,
+    POINTS,
+    ROUND,
+    TAB_GAME,
+    TAB_POINTS,
+    TAB_STRENGTH,
+    TAB_SUIT,
+    TO_ACT,
+    TOTALS,
+    TRICK,
+    TRICK_LEN,
+    TRICK_NO,
+    TRICKS,
+    TRUMP,
+)
+from trickenv.engine.state import State
+from trickenv.games.base import GameSpec, check_bool, check_choice, check_int, check_unknown
+
+NAME = "four_tricks"
+NUM_PLAYERS = 3
+DEFAULT_SCHEDULE = (1, 2, 3, 4, 5, 4, 3, 2, 1)
+OPTIONS = ("deck", "trump", "bidding", "target", "target_schedule", "rounds", "win_at")
+TRUMP_MODES = ("dealer", "none", "turn_up")
+EXACT_SCORE = 4  # for taking exactly the target
+BID_BONUS = 10  # a made bid scores bid + 10
+
+# Game fields of the scalar table.
+TARGET = GAME_FIELDS + 0
+BIDS = GAME_FIELDS + 1  # 4 slots, -1 = not declared yet
+NUM_BIDS = GAME_FIELDS + 5
+LAST_BIDS = GAME_FIELDS + 6  # 4 slots
+LAST_TARGET = GAME_FIELDS + 10
+TURNED_UP = GAME_FIELDS + 11  # the face-up undealt card, -1 if none
+NUM_FIELDS = GAME_FIELDS + 12
+
+# Config vector.
+C_DECK, C_RANKS, C_HAND, C_TRUMP_MODE, C_BIDDING, C_TARGET, C_ROUNDS, C_WIN_AT, C_SCHED_LEN, C_ACTIONS = range(10)
+MODE_DEALER, MODE_NONE, MODE_TURN_UP = range(3)
+N = NUM_PLAYERS
+
+
+def obs_offsets(deck: int, hand: int) -> dict[str, tuple[int, int]]:
+    """Observation blocks: name -> (offset, length). See docs/observations.md."""
+    blocks = [
+        ("hand", deck),
+        ("trick", N * deck),
+        ("played", N * deck),
+        ("trump", 5),
+        ("turned_up", deck),
+        ("tricks", N * (hand + 1)),
+        ("target", hand + 1),
+        ("bids", N * (hand + 1)),
+        ("phase", NUM_PHASES),
+        ("dealer", N),
+        ("leader", N),
+    ]
+    out, off = {}, 0
+    for name, size in blocks:
+        out[name] = (off, size)
+        off += size
+    return out
+
+
+# ------------------------------------------------------------------ kernels
+
+
+@njit(inline="always")
+def _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, deal_row, fixed):
+    """Deal (from ``deal_row`` if fixed, else at random) and open the first decision."""
+    deck = cfg[C_DECK]
+    hand = cfg[C_HAND]
+    played_by[g, :] = -1
+    played_in[g, :] = -1
+    trick_trump[g, :] = -1
+    hands[g, :] = 0
+    aux[g, 0] = 0
+    if fixed:
+        for c in range(deck):
+            seat = deal_row[c]
+            if seat < 0:
+                aux[g, 0] |= U1 << np.uint64(c)
+            else:
+                hands[g, seat] |= U1 << np.uint64(c)
+    else:
+        caps = np.empty(N + 1, np.int64)
+        for p in range(N):
+            caps[p] = hand
+        caps[N] = deck - N * hand
+        groups = np.empty(N + 1, np.uint64)
+        deal_groups(rng, g, caps, groups)
+        for p in range(N):
+            hands[g, p] = groups[p]
+        aux[g, 0] = groups[N]
+    for k in range(4):
+        s[g, TRICK + k] = -1
+        s[g, TRICKS + k] = 0
+        s[g, POINTS + k] = 0
+        s[g, BIDS + k] = -1
+    s[g, TRICK_NO] = 0
+    s[g, TRICK_LEN] = 0
+    s[g, NUM_BIDS] = 0
+    s[g, TURNED_UP] = -1
+    if cfg[C_SCHED_LEN] > 0:
+        s[g, TARGET] = tab[TAB_GAME, s[g, ROUND] % cfg[C_SCHED_LEN]]
+    elif cfg[C_BIDDING]:
+        s[g, TARGET] = -1
+    else:
+        s[g, TARGET] = cfg[C_TARGET]
+    first = (s[g, DEALER] + 1) % N
+    s[g, LEADER] = first
+    mode = cfg[C_TRUMP_MODE]
+    if mode == MODE_DEALER:
+        s[g, TRUMP] = NO_TRUMP
+        s[g, PHASE] = PH_TRUMP
+        s[g, TO_ACT] = s[g, DEALER]
+        return
+    if mode == MODE_TURN_UP:
+        up = lowest_card(aux[g, 0])
+        s[g, TURNED_UP] = up
+        s[g, TRUMP] = tab[TAB_SUIT, up]
+    else:
+        s[g, TRUMP] = NO_TRUMP
+    s[g, TO_ACT] = first
+    s[g, PHASE] = PH_BID if cfg[C_BIDDING] else PH_PLAY
+
+
+@njit(inline="always")
+def _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, deal_row, fixed, dealer):
+    """Zero the match and deal its first round (dealer < 0: drawn at random)."""
+    for k in range(4):
+        s[g, TOTALS + k] = 0
+    s[g, ROUND] = 0
+    s[g, DEALER] = dealer if dealer >= 0 else uniform_int(rng, g, N)
+    _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, deal_row, fixed)
+
+
+@njit(inline="always")
+def _deal_score(tricks, goal, bidding):
+    """Score of one seat: exact -> +4 (bidding: bid + 10), else -|tricks - goal|."""
+    if tricks == goal:
+        return goal + BID_BONUS if bidding else EXACT_SCORE
+    return -abs(tricks - goal)
+
+
+@njit(inline="always")
+def _finish_deal(s, cfg, g, rewards):
+    """Score the finished deal into rewards and totals; return True if the match is over."""
+    top = -(1 << 30)
+    for p in range(N):
+        goal = s[g, BIDS + p] if cfg[C_BIDDING] else s[g, TARGET]
+        sc = _deal_score(s[g, TRICKS + p], goal, cfg[C_BIDDING])
+        rewards[g, p] = sc
+        s[g, LAST_SCORES + p] = sc
+        s[g, LAST_TRICKS + p] = s[g, TRICKS + p]
+        s[g, LAST_POINTS + p] = s[g, POINTS + p]
+        s[g, LAST_BIDS + p] = s[g, BIDS + p]
+        s[g, TOTALS + p] += sc
+        top = max(top, s[g, TOTALS + p])
+    s[g, LAST_TRUMP] = s[g, TRUMP]
+    s[g, LAST_TARGET] = s[g, TARGET]
+    s[g, ROUND] += 1
+    s[g, DEALS_DONE] += 1
+    if cfg[C_ROUNDS] > 0 and s[g, ROUND] >= cfg[C_ROUNDS]:
+        return True
+    return cfg[C_WIN_AT] > 0 and top >= cfg[C_WIN_AT]
+
+
+@njit(inline="always")
+def _apply(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, rewards, empty_row):
+    """Apply legal action ``a`` to game g; return True if the episode ended."""
+    deck = cfg[C_DECK]
+    p = s[g, TO_ACT]
+    ph = s[g, PHASE]
+    if ph == PH_TRUMP:
+        s[g, TRUMP] = a - deck
+        s[g, PHASE] = PH_BID if cfg[C_BIDDING] else PH_PLAY
+        s[g, TO_ACT] = s[g, LEADER]
+        return False
+    if ph == PH_BID:
+        s[g, BIDS + p] = a - deck - 4
+        s[g, NUM_BIDS] += 1
+        if s[g, NUM_BIDS] == N:
+            s[g, PHASE] = PH_PLAY
+            s[g, TO_ACT] = s[g, LEADER]
+        else:
+            s[g, TO_ACT] = (p + 1) % N
+        return False
+    play_card(hands, played_by, played_in, s, g, p, a)
+    if s[g, TRICK_LEN] < N:
+        s[g, TO_ACT] = (p + 1) % N
+        return False
+    close_trick(s, g, tab, trick_trump, N)
+    if s[g, TRICK_NO] < cfg[C_HAND]:
+        return False
+    if _finish_deal(s, cfg, g, rewards):
+        s[g, PHASE] = PH_DONE
+        return True
+    s[g, DEALER] = (s[g, DEALER] + 1) % N
+    _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, empty_row, False)
+    return False
+
+
+@njit(inline="always")
+def _write_mask(hands, s, cfg, tab, g, mask):
+    """Legal actions of the seat to act in game g, into ``mask[g]``."""
+    for k in range(cfg[C_ACTIONS]):
+        mask[g, k] = False
+    ph = s[g, PHASE]
+    deck = cfg[C_DECK]
+    if ph == PH_PLAY:
+        led = tab[TAB_SUIT, s[g, TRICK]] if s[g, TRICK_LEN] > 0 else -1
+        legal = follow_suit_bits(hands[g, s[g, TO_ACT]], led, cfg[C_RANKS])
+        put_bits(mask, g, 0, legal, deck)
+    elif ph == PH_TRUMP:
+        for k in range(4):
+            mask[g, deck + k] = True
+    elif ph == PH_BID:
+        hand = cfg[C_HAND]
+        forbidden = -1
+        if s[g, TO_ACT] == s[g, DEALER]:
+            total = 0
+            for q in range(N):
+                if s[g, BIDS + q] > 0:
+                    total += s[g, BIDS + q]
+            forbidden = hand - total
+        for k in range(hand + 1):
+            mask[g, deck + 4 + k] = k != forbidden
+
+
+@njit(inline="always")
+def _write_obs(hands, played_by, s, cfg, g, seat, obs):
+    """Everything ``seat`` knows about game g, seat-relative, into ``obs[g]`` (docs/observations.md)."""
+    deck = cfg[C_DECK]
+    hand = cfg[C_HAND]
+    for k in range(obs.shape[1]):
+        obs[g, k] = 0
+    put_bits(obs, g, 0, hands[g, seat], deck)
+    o_trick = deck
+    o_played = o_trick + N * deck
+    o_trump = o_played + N * deck
+    o_up = o_trump + 5
+    o_tricks = o_up + deck
+    o_target = o_tricks + N * (hand + 1)
+    o_bids = o_target + hand + 1
+    o_phase = o_bids + N * (hand + 1)
+    o_dealer = o_phase + NUM_PHASES
+    o_leader = o_dealer + N
+    lead = s[g, LEADER]
+    for j in range(s[g, TRICK_LEN]):
+        obs[g, o_trick + ((lead + j - seat + N) % N) * deck + s[g, TRICK + j]] = 1
+    for c in range(deck):
+        p = played_by[g, c]
+        if p >= 0:
+            obs[g, o_played + ((p - seat + N) % N) * deck + c] = 1
+    trump = s[g, TRUMP]
+    obs[g, o_trump + (trump if trump >= 0 else 4)] = 1
+    if s[g, TURNED_UP] >= 0:
+        obs[g, o_up + s[g, TURNED_UP]] = 1
+    for q in range(N):
+        rel = (q - seat + N) % N
+        obs[g, o_tricks + rel * (hand + 1) + s[g, TRICKS + q]] = 1
+        b = s[g, BIDS + q]
+        if b >= 0:
+            obs[g, o_bids + rel * (hand + 1) + b] = 1
+    if s[g, TARGET] >= 0:
+        obs[g, o_target + s[g, TARGET]] = 1
+    obs[g, o_phase + s[g, PHASE]] = 1
+    obs[g, o_dealer + (s[g, DEALER] - seat + N) % N] = 1
+    obs[g, o_leader + (lead - seat + N) % N] = 1
+
+
+@njit(cache=True)
+def reset_kernel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, deal_rows, use_deal, dealers, mask, obs):
+    """Start a new episode in every game (from ``deal_rows[g]`` where ``use_deal[g]``)."""
+    for g in range(s.shape[0]):
+        _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g,
+                     deal_rows[g], use_deal[g], dealers[g])
+        _write_mask(hands, s, cfg, tab, g, mask)
+        _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
+
+
+@njit(inline="always")
+def _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, mask, obs, rewards, done,
+               autoreset, empty_row):
+    """One step of game g, then its next mask and the observation of the seat to act."""
+    for p in range(N):
+        rewards[g, p] = 0
+    ended = _apply(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, rewards, empty_row)
+    done[g] = ended
+    if ended and autoreset:
+        _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, empty_row, False, -1)
+    _write_mask(hands, s, cfg, tab, g, mask)
+    _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
+
+
+@njit(inline="always")
+def _count_illegal(cfg, actions, mask):
+    bad = 0
+    for g in range(actions.shape[0]):
+        a = actions[g]
+        if a < 0 or a >= cfg[C_ACTIONS] or not mask[g, a]:
+            bad += 1
+    return bad
+
+
+@njit(cache=True)
+def step_kernel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, actions, mask, obs, rewards, done,
+                autoreset):
+    """Apply one action per game; return the number of illegal actions (then nothing changes)."""
+    bad = _count_illegal(cfg, actions, mask)
+    empty_row = np.empty(0, np.int8)
+    if bad == 0:
+        for g in range(s.shape[0]):
+            _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, actions[g], mask, obs,
+                       rewards, done, autoreset, empty_row)
+    return bad
+
+
+@njit(cache=True, parallel=True)
+def step_kernel_parallel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, actions, mask, obs,
+                         rewards, done, autoreset):
+    """:func:`step_kernel` with the games split over threads (for large batches)."""
+    bad = _count_illegal(cfg, actions, mask)
+    empty_row = np.empty(0, np.int8)
+    if bad == 0:
+        for g in prange(s.shape[0]):
+            _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, actions[g], mask, obs,
+                       rewards, done, autoreset, empty_row)
+    return bad
+
+
+@njit(cache=True)
+def observe_kernel(hands, aux, played_by, played_in, trick_trump, s, cfg, tab, seats, obs):
+    """Observation of ``seats[g]`` in every game g."""
+    for g in range(s.shape[0]):
+        _write_obs(hands, played_by, s, cfg, g, seats[g], obs)
+
+
+# --------------------------------------------------------------- the spec
+
+
+def make_spec(**options: Any) -> GameSpec:
+    """Validate Four Tricks options and build its spec."""
+    check_unknown(NAME, options, OPTIONS)
+    deck = check_choice("deck", options.get("deck", 48), (48, 52))
+    trump = check_choice("trump", options.get("trump", "turn_up" if deck == 52 else "dealer"), TRUMP_MODES)
+    if trump == "turn_up" and deck != 52:
+        raise ValueError('trump="turn_up" needs deck=52 (with 48 cards no card is left to turn up)')
+    bidding = check_bool("bidding", options.get("bidding", False))
+    hand = deck // NUM_PLAYERS
+    schedule = options.get("target_schedule")
+    target = options.get("target")
+    if bidding and (target is not None or schedule is not None):
+        raise ValueError("bidding=True cannot be combined with target or target_schedule (the bid is the target)")
+    if target is not None and schedule is not None:
+        raise ValueError("give either target or target_schedule, not both")
+    target = 4 if target is None else check_int("target", target, 0, hand)
+    if schedule is not None:
+        if isinstance(schedule, str):
+            check_choice("target_schedule", schedule, ("default",))
+            schedule = DEFAULT_SCHEDULE
+        if not hasattr(schedule, "__len__") or len(schedule) == 0:
+            raise ValueError(f'target_schedule must be a non-empty list of targets or "default", got {schedule!r}')
+        schedule = tuple(check_int("target_schedule entry", t, 0, hand) for t in schedule)
+    win_at = options.get("win_at")
+    if win_at is not None:
+        win_at = check_int("win_at", win_at, 1)
+    rounds = options.get("rounds")
+    if rounds is None:
+        rounds = 0 if win_at is not None else (len(schedule) if schedule else 1)
+    else:
+        rounds = check_int("rounds", rounds, 1)
+
+    ranks = cards.num_ranks(deck)
+    num_actions = deck + 4 + hand + 1
+    width = max(deck, len(schedule) if schedule else 0)
+    tab = np.zeros((TAB_GAME + 1, width), np.int32)
+    tab[TAB_SUIT, :deck] = np.arange(deck) // ranks
+    tab[TAB_STRENGTH, :deck] = np.arange(deck) % ranks  # A > K > Q > J > 10 > ... : face order
+    tab[TAB_POINTS, :deck] = 0
+    if schedule:
+        tab[TAB_GAME, : len(schedule)] = schedule
+    cfg = np.zeros(10, np.int32)
+    cfg[[C_DECK, C_RANKS, C_HAND, C_TRUMP_MODE, C_BIDDING, C_TARGET, C_ROUNDS, C_WIN_AT, C_SCHED_LEN, C_ACTIONS]] = [
+        deck, ranks, hand, TRUMP_MODES.index(trump), bidding, target, rounds, win_at or 0,
+        len(schedule) if schedule else 0, num_actions,
+    ]
+    resolved = dict(deck=deck, trump=trump, bidding=bidding, target=None if (bidding or schedule) else target,
+                    target_schedule=schedule, rounds=rounds or None, win_at=win_at)
+    offsets = obs_offsets(deck, hand)
+    obs_size = sum(size for _, size in offsets.values())
+
+    def describe(a: int) -> str:
+        if deck <= a < deck + 4:
+            return f"trump {cards.SUIT_NAMES[a - deck]}"
+        if deck + 4 <= a < num_actions:
+            return f"bid {a - deck - 4}"
+        return f"action {a}"
+
+    return GameSpec(
+        name=NAME, options=resolved, num_players=NUM_PLAYERS, deck=deck, hand_size=hand, num_tricks=hand,
+        num_actions=num_actions, obs_size=obs_size, num_fields=NUM_FIELDS, num_aux=1, cfg=cfg, tab=tab,
+        reset_kernel=reset_kernel, step_kernel=step_kernel, step_kernel_parallel=step_kernel_parallel,
+        observe_kernel=observe_kernel,
+        batch_sizes=(hand,), describe_action=describe, infos=deal_infos, render_text=render,
+        extra={"obs_offsets": offsets},
+    )
+
+
+# ------------------------------------------------------------ text and infos
+
+
+def deal_infos(spec: GameSpec, state: State, g: int) -> dict[str, Any]:
+    """Result of the last finished deal of game g and the match totals."""
+    s = state.s[g]
+    n = spec.num_players
+    trump = int(s[LAST_TRUMP])
+    return {
+        "tricks": [int(x) for x in s[LAST_TRICKS:LAST_TRICKS + n]],
+        "scores": [int(x) for x in s[LAST_SCORES:LAST_SCORES + n]],
+        "trump": cards.SUITS[trump] if trump >= 0 else None,
+        "target": int(s[LAST_TARGET]) if s[LAST_TARGET] >= 0 else None,
+        "bids": [int(x) for x in s[LAST_BIDS:LAST_BIDS + n]] if spec.options["bidding"] else None,
+        "totals": [int(x) for x in s[TOTALS:TOTALS + n]],
+        "round": int(s[ROUND]),
+    }
+
+
+def render(spec: GameSpec, state: State, g: int) -> str:
+    """A readable table of game g: trump, trick, tricks won, scores, the acting hand."""
+    from trickenv.render import render_table
+
+    s = state.s[g]
+    extra = []
+    if s[TURNED_UP] >= 0:
+        extra.append(f"turned up {cards.card_symbol(int(s[TURNED_UP]), spec.deck)}")
+    if spec.options["bidding"]:
+        extra.append("bids " + " ".join("-" if b < 0 else str(b) for b in s[BIDS:BIDS + spec.num_players]))
+    elif s[TARGET] >= 0:
+        extra.append(f"target {s[TARGET]}")
+    return render_table(spec, state, g, extra)
