@@ -14,14 +14,18 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return r.argmax(axis=1)
 
 
-def play_aec(env, rng: np.random.Generator, seed=None, options=None, check=None) -> dict:
-    """Play one episode of an AEC env with random legal actions; return the summed rewards."""
+def play_aec(env, rng: np.random.Generator, seed=None, options=None, check=None) -> tuple[dict, dict]:
+    """Play one episode of an AEC env with random legal actions.
+
+    Returns the summed rewards per agent and the final infos per agent."""
     env.reset(seed=seed, options=options)
     total = {a: 0.0 for a in env.possible_agents}
+    final = {}
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         total[agent] += reward
         if term or trunc:
+            final[agent] = info
             env.step(None)
             continue
         legal = np.flatnonzero(obs["action_mask"])
@@ -29,7 +33,7 @@ def play_aec(env, rng: np.random.Generator, seed=None, options=None, check=None)
         if check is not None:
             check(env)
         env.step(int(rng.choice(legal)))
-    return total
+    return total, final
 
 
 def conservation_ok(state, g: int, n: int, deck: int) -> bool:

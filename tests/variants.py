@@ -12,7 +12,7 @@ ALL_VARIANTS = [
     ("four_tricks", {"bidding": True}),
     ("four_tricks", {"target_schedule": "default"}),
     ("four_tricks", {"rounds": 3, "target": 2}),
-    ("four_tricks", {"win_at": 6, "bidding": True}),
+    ("four_tricks", {"win_at": 12, "bidding": True, "rounds": 4}),
     ("farbwechsel", {}),
     ("farbwechsel", {"ranking": "natural"}),
     ("farbwechsel", {"switch_ranks": ("Q", "J")}),

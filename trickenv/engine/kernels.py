@@ -207,3 +207,49 @@ def put_bits(out, g, off, x, deck):
     """out[g, off + c] = 1 for every card c in bitset x (0 elsewhere in the block)."""
     for c in range(deck):
         out[g, off + c] = (x >> np.uint64(c)) & U1
+
+
+@njit(inline="always")
+def current_winner_card(s, g, tab):
+    """The card now winning the (non-empty) current trick of game g."""
+    trump = s[g, TRUMP]
+    best = s[g, TRICK]
+    for j in range(1, s[g, TRICK_LEN]):
+        c = s[g, TRICK + j]
+        if beats(tab, c, best, trump):
+            best = c
+    return best
+
+
+@njit(inline="always")
+def duty_bits(hand, s, g, tab, ranks, must_trump, must_beat):
+    """Cards of ``hand`` that may be played to game g's current trick.
+
+    Follow the suit led if able; with ``must_trump``, a player void in it
+    must trump if able; with ``must_beat``, a player who follows (or trumps)
+    while the trick is won by a card of that same suit must play a higher one
+    of it if able (King Calling's duties, RULES.md section 2).
+    """
+    if s[g, TRICK_LEN] == 0:
+        return hand
+    led = tab[TAB_SUIT, s[g, TRICK]]
+    cand = hand & suit_bits(led, ranks)
+    suit = led
+    if cand == U0:
+        trump = s[g, TRUMP]
+        if not must_trump or trump == NO_TRUMP:
+            return hand
+        cand = hand & suit_bits(trump, ranks)
+        suit = trump
+        if cand == U0:
+            return hand
+    if not must_beat:
+        return cand
+    best = current_winner_card(s, g, tab)
+    if tab[TAB_SUIT, best] != suit:
+        return cand
+    higher = U0
+    for c in range(suit * ranks, suit * ranks + ranks):
+        if (cand >> np.uint64(c)) & U1 and tab[TAB_STRENGTH, c] > tab[TAB_STRENGTH, best]:
+            higher |= bit(c)
+    return higher if higher != U0 else cand

@@ -1,0 +1,661 @@
+"""King Calling / Königrufen (RULES.md section 2): the caller names a card and a secret partner.
+
+Options (defaults in brackets): ``partner_from`` "first_batch" | "full_hand"
+["first_batch"]: whose hand decides the partner (the holder of the called card
+among the other seats' first 4 cards, or the holder after the full deal);
+``rounds`` deals per episode [1].
+
+Actions (Discrete(69)): ``c`` plays card c (0..31); ``32 + c`` calls card c;
+``64 + s`` declares the marriage (K + O) in suit s; ``68`` declares a hundred.
+The observation layout is in docs/observations/koenigrufen.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from trickenv import cards
+from trickenv.engine.kernels import (
+    bit,
+    close_trick,
+    deal_groups,
+    duty_bits,
+    play_card,
+    put_bits,
+    uniform_int,
+)
+from trickenv.engine.layout import (
+    DEALER,
+    DEALS_DONE,
+    GAME_FIELDS,
+    LAST_POINTS,
+    LAST_SCORES,
+    LAST_TRICKS,
+    LAST_TRUMP,
+    LEADER,
+    NO_TRUMP,
+    NUM_PHASES,
+    PH_CALL,
+    PH_DONE,
+    PH_PLAY,
+    PHASE,
+    POINTS,
+    ROUND,
+    TAB_POINTS,
+    TAB_STRENGTH,
+    TAB_SUIT,
+    TO_ACT,
+    TOTALS,
+    TRICK,
+    TRICK_LEN,
+    TRICK_NO,
+    TRICKS,
+    TRUMP,
+)
+from trickenv.engine.state import State
+from trickenv.games.base import GameSpec, check_choice, check_int, check_unknown
+
+NAME = "koenigrufen"
+NUM_PLAYERS = 4
+DECK = 32
+RANKS = 8
+HAND = 8
+BATCH = 4  # cards per batch of the deal (two batches)
+OPTIONS = ("partner_from", "rounds")
+PARTNER_MODES = ("first_batch", "full_hand")
+
+# Actions.
+A_CALL = DECK  # 32 + c: call card c
+A_MARRIAGE = 2 * DECK  # 64 + s: marriage in suit s
+A_HUNDRED = 2 * DECK + 4  # 68
+NUM_ACTIONS = A_HUNDRED + 1
+
+# Ranks (index in the 32-card deck) and values.
+RANK_TEN, RANK_O, RANK_K, RANK_A = 3, 5, 6, 7
+# Strength by rank index 7, 8, 9, 10, U, O, K, A: A > 10 > K > O > U > 9 > 8 > 7.
+STRENGTH = (0, 1, 2, 6, 3, 4, 5, 7)
+LAST_TRICK_BONUS = 10
+MARRIAGE_TRUMP = 40
+MARRIAGE_PLAIN = 20
+BASE_THRESHOLD = 50  # no marriage declared by the calling side
+MARRIAGE_BASE = 40  # threshold = 40 + declared marriage points otherwise
+HUNDRED = 100
+
+# Alone kinds (ALONE field).
+WITH_PARTNER, ALONE_ON_PURPOSE, ALONE_BY_CHANCE = 0, 1, 2
+ALONE_NAMES = (None, "on_purpose", "by_chance")
+
+# Game fields of the scalar table.
+CALLER = GAME_FIELDS + 0
+CALLED = GAME_FIELDS + 1  # called card, -1 before the call
+PARTNER = GAME_FIELDS + 2  # partner seat, -1 = none (caller alone) or before the call
+HOLDER = GAME_FIELDS + 3  # seat holding the called card after the full deal, -1 before the call
+ALONE = GAME_FIELDS + 4  # WITH_PARTNER / ALONE_ON_PURPOSE / ALONE_BY_CHANCE, -1 before the call
+REVEALED = GAME_FIELDS + 5  # 1 once the called card is played (sides public)
+MARR = GAME_FIELDS + 6  # 4 slots: bitset of the suits whose marriage the seat declared
+HUNDRED_BY = GAME_FIELDS + 10  # seat that declared the hundred, -1 = none
+LAST_CALLER = GAME_FIELDS + 11
+LAST_CALLED = GAME_FIELDS + 12
+LAST_PARTNER = GAME_FIELDS + 13
+LAST_ALONE = GAME_FIELDS + 14
+LAST_MARR = GAME_FIELDS + 15  # 4 slots
+LAST_HUNDRED_BY = GAME_FIELDS + 19
+LAST_CALL_TOTAL = GAME_FIELDS + 20
+LAST_DEF_TOTAL = GAME_FIELDS + 21
+LAST_CALL_WINS = GAME_FIELDS + 22
+LAST_STAKE = GAME_FIELDS + 23
+LAST_THRESHOLD = GAME_FIELDS + 24
+LAST_HOLDER = GAME_FIELDS + 25
+NUM_FIELDS = GAME_FIELDS + 26
+
+# aux columns: 0 = undealt rest (always empty: all 32 cards are dealt), 1 + p = seat p's second batch
+# until the call is made.
+NUM_AUX = 1 + NUM_PLAYERS
+
+# Config vector.
+C_ROUNDS, C_PARTNER_MODE, C_ACTIONS = range(3)
+MODE_FIRST_BATCH, MODE_FULL_HAND = range(2)
+N = NUM_PLAYERS
+POINT_LEVELS = 10  # card points per seat are multiples of 10 in 0..90
+
+
+def obs_offsets() -> dict[str, tuple[int, int]]:
+    """Observation blocks: name -> (offset, length). See docs/observations/koenigrufen.md."""
+    blocks = [
+        ("hand", DECK),
+        ("trick", N * DECK),
+        ("played", N * DECK),
+        ("trump", 5),
+        ("called", DECK),
+        ("own_status", 3),
+        ("sides", N + 1),
+        ("marriages", N * 4),
+        ("hundred", N),
+        ("points", N * POINT_LEVELS),
+        ("tricks", N * (HAND + 1)),
+        ("phase", NUM_PHASES),
+        ("dealer", N),
+        ("leader", N),
+        ("caller", N),
+    ]
+    out, off = {}, 0
+    for name, size in blocks:
+        out[name] = (off, size)
+        off += size
+    return out
+
+
+_OFF = obs_offsets()
+O_HAND = _OFF["hand"][0]
+O_TRICK = _OFF["trick"][0]
+O_PLAYED = _OFF["played"][0]
+O_TRUMP = _OFF["trump"][0]
+O_CALLED = _OFF["called"][0]
+O_OWN = _OFF["own_status"][0]
+O_SIDES = _OFF["sides"][0]
+O_MARR = _OFF["marriages"][0]
+O_HUNDRED = _OFF["hundred"][0]
+O_POINTS = _OFF["points"][0]
+O_TRICKS = _OFF["tricks"][0]
+O_PHASE = _OFF["phase"][0]
+O_DEALER = _OFF["dealer"][0]
+O_LEADER = _OFF["leader"][0]
+O_CALLER = _OFF["caller"][0]
+OBS_SIZE = sum(size for _, size in _OFF.values())
+
+
+# ------------------------------------------------------------------ scoring
+
+
+@njit(inline="always")
+def score_deal(call_total: int, call_tricks: int, call_declared: int, def_total: int,
+               hundred_side: int) -> tuple[bool, int]:
+    """Result of a deal: (calling side wins, stake) from the two team totals.
+
+    ``call_declared`` is the marriage points the calling side declared (counted
+    or not: they set its threshold); ``hundred_side`` is -1 (no hundred), 0 (the
+    calling side declared it) or 1 (the defenders did). RULES.md section 2.
+    """
+    def_tricks = HAND - call_tricks
+    if hundred_side >= 0:
+        if hundred_side == 0:
+            total, tricks = call_total, call_tricks
+        else:
+            total, tricks = def_total, def_tricks
+        made = tricks == HAND or total >= HUNDRED
+        stake = (6 if tricks == HAND else 3) if made else 3
+        return (hundred_side == 0) == made, stake
+    threshold = BASE_THRESHOLD if call_declared == 0 else MARRIAGE_BASE + call_declared
+    call_wins = call_total >= threshold
+    if call_wins:
+        total, tricks = call_total, call_tricks
+    else:
+        total, tricks = def_total, def_tricks
+    if tricks == HAND:
+        stake = 4
+    elif total >= HUNDRED:
+        stake = 2
+    else:
+        stake = 1
+    return call_wins, stake
+
+
+@njit(inline="always")
+def pay(rewards: np.ndarray, g: int, call_wins: bool, stake: int, caller: int, partner: int) -> None:
+    """Zero-sum payment of a deal into ``rewards[g]``: 2 v 2 each +-stake; 1 v 3 the caller +-3*stake."""
+    sign = 1 if call_wins else -1
+    for q in range(N):
+        if q == caller:
+            rewards[g, q] = sign * stake * (3 if partner < 0 else 1)
+        elif q == partner:
+            rewards[g, q] = sign * stake
+        else:
+            rewards[g, q] = -sign * stake
+
+
+@njit(inline="always")
+def marriage_value(suit: int, trump: int) -> int:
+    """Points of a marriage in ``suit``: 40 in trump, 20 otherwise."""
+    return MARRIAGE_TRUMP if suit == trump else MARRIAGE_PLAIN
+
+
+# ------------------------------------------------------------------ kernels
+
+
+@njit(inline="always")
+def _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, deal_row, fixed):
+    """Deal both batches (the second into aux until the call) and open the call."""
+    played_by[g, :] = -1
+    played_in[g, :] = -1
+    trick_trump[g, :] = -1
+    for k in range(NUM_AUX):
+        aux[g, k] = 0
+    for p in range(N):
+        hands[g, p] = 0
+    if fixed:
+        for c in range(DECK):
+            code = deal_row[c]
+            if code >= N:
+                aux[g, 1 + code - N] |= bit(c)
+            elif code >= 0:
+                hands[g, code] |= bit(c)
+            else:
+                aux[g, 0] |= bit(c)
+    else:
+        caps = np.empty(2 * N, np.int64)
+        for k in range(2 * N):
+            caps[k] = BATCH
+        groups = np.empty(2 * N, np.uint64)
+        deal_groups(rng, g, caps, groups)
+        for p in range(N):
+            hands[g, p] = groups[p]
+            aux[g, 1 + p] = groups[N + p]
+    for k in range(4):
+        s[g, TRICK + k] = -1
+        s[g, TRICKS + k] = 0
+        s[g, POINTS + k] = 0
+        s[g, MARR + k] = 0
+    s[g, TRICK_NO] = 0
+    s[g, TRICK_LEN] = 0
+    s[g, TRUMP] = NO_TRUMP
+    caller = (s[g, DEALER] + 1) % N
+    s[g, CALLER] = caller
+    s[g, CALLED] = -1
+    s[g, PARTNER] = -1
+    s[g, HOLDER] = -1
+    s[g, ALONE] = -1
+    s[g, REVEALED] = 0
+    s[g, HUNDRED_BY] = -1
+    s[g, LEADER] = caller
+    s[g, TO_ACT] = caller
+    s[g, PHASE] = PH_CALL
+
+
+@njit(inline="always")
+def _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, deal_row, fixed, dealer):
+    """Zero the match and deal its first round (dealer < 0: drawn at random)."""
+    for k in range(4):
+        s[g, TOTALS + k] = 0
+    s[g, ROUND] = 0
+    s[g, DEALER] = dealer if dealer >= 0 else uniform_int(rng, g, N)
+    _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, deal_row, fixed)
+
+
+@njit(inline="always")
+def _call(hands, aux, s, cfg, tab, g, c):
+    """The caller names card c: trump and partner are fixed, the second batch is dealt."""
+    caller = s[g, CALLER]
+    b = bit(c)
+    first = -1
+    second = -1
+    for q in range(N):
+        if hands[g, q] & b:
+            first = q
+        if aux[g, 1 + q] & b:
+            second = q
+        hands[g, q] |= aux[g, 1 + q]
+        aux[g, 1 + q] = 0
+    holder = first if first >= 0 else second
+    if holder == caller:
+        partner = -1
+        alone = ALONE_ON_PURPOSE if first == caller else ALONE_BY_CHANCE
+    elif first >= 0 or cfg[C_PARTNER_MODE] == MODE_FULL_HAND:
+        partner = holder
+        alone = WITH_PARTNER
+    else:
+        # first_batch mode, the card came in someone's second batch: nobody was holding it at the call.
+        partner = -1
+        alone = ALONE_BY_CHANCE
+    s[g, CALLED] = c
+    s[g, TRUMP] = tab[TAB_SUIT, c]
+    s[g, HOLDER] = holder
+    s[g, PARTNER] = partner
+    s[g, ALONE] = alone
+    s[g, PHASE] = PH_PLAY
+    s[g, TO_ACT] = s[g, LEADER]
+
+
+@njit(inline="always")
+def _finish_deal(s, cfg, g, rewards):
+    """Score the finished deal into rewards and totals; return True if the match is over."""
+    caller = s[g, CALLER]
+    partner = s[g, PARTNER]
+    trump = s[g, TRUMP]
+    call_pts = 0
+    def_pts = 0
+    call_tricks = 0
+    call_decl = 0
+    call_cnt = 0
+    def_cnt = 0
+    for q in range(N):
+        m = s[g, MARR + q]
+        decl = 0
+        for su in range(4):
+            if (m >> su) & 1:
+                decl += marriage_value(su, trump)
+        cnt = decl if s[g, TRICKS + q] > 0 else 0
+        if q == caller or q == partner:
+            call_pts += s[g, POINTS + q]
+            call_tricks += s[g, TRICKS + q]
+            call_decl += decl
+            call_cnt += cnt
+        else:
+            def_pts += s[g, POINTS + q]
+            def_cnt += cnt
+    hb = s[g, HUNDRED_BY]
+    hundred_side = -1 if hb < 0 else (0 if hb == caller or hb == partner else 1)
+    call_total = call_pts + call_cnt
+    def_total = def_pts + def_cnt
+    call_wins, stake = score_deal(call_total, call_tricks, call_decl, def_total, hundred_side)
+    pay(rewards, g, call_wins, stake, caller, partner)
+    for q in range(N):
+        sc = np.int32(rewards[g, q])
+        s[g, LAST_SCORES + q] = sc
+        s[g, TOTALS + q] += sc
+        s[g, LAST_TRICKS + q] = s[g, TRICKS + q]
+        s[g, LAST_POINTS + q] = s[g, POINTS + q]
+        s[g, LAST_MARR + q] = s[g, MARR + q]
+    s[g, LAST_TRUMP] = trump
+    s[g, LAST_CALLER] = caller
+    s[g, LAST_CALLED] = s[g, CALLED]
+    s[g, LAST_PARTNER] = partner
+    s[g, LAST_ALONE] = s[g, ALONE]
+    s[g, LAST_HOLDER] = s[g, HOLDER]
+    s[g, LAST_HUNDRED_BY] = hb
+    s[g, LAST_CALL_TOTAL] = call_total
+    s[g, LAST_DEF_TOTAL] = def_total
+    s[g, LAST_CALL_WINS] = call_wins
+    s[g, LAST_STAKE] = stake
+    s[g, LAST_THRESHOLD] = BASE_THRESHOLD if call_decl == 0 else MARRIAGE_BASE + call_decl
+    s[g, ROUND] += 1
+    s[g, DEALS_DONE] += 1
+    return s[g, ROUND] >= cfg[C_ROUNDS]
+
+
+@njit(inline="always")
+def _apply(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, rewards, empty_row):
+    """Apply legal action ``a`` to game g; return True if the episode ended."""
+    p = s[g, TO_ACT]
+    if s[g, PHASE] == PH_CALL:
+        _call(hands, aux, s, cfg, tab, g, a - A_CALL)
+        return False
+    if a >= A_MARRIAGE:
+        # A declaration: the same player stays to act.
+        if a == A_HUNDRED:
+            s[g, HUNDRED_BY] = p
+        else:
+            s[g, MARR + p] |= 1 << (a - A_MARRIAGE)
+        return False
+    play_card(hands, played_by, played_in, s, g, p, a)
+    if a == s[g, CALLED]:
+        s[g, REVEALED] = 1
+    if s[g, TRICK_LEN] < N:
+        s[g, TO_ACT] = (p + 1) % N
+        return False
+    winner = close_trick(s, g, tab, trick_trump, N)
+    if s[g, TRICK_NO] < HAND:
+        return False
+    s[g, POINTS + winner] += LAST_TRICK_BONUS
+    if _finish_deal(s, cfg, g, rewards):
+        s[g, PHASE] = PH_DONE
+        return True
+    s[g, DEALER] = (s[g, DEALER] + 1) % N
+    _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, empty_row, False)
+    return False
+
+
+@njit(inline="always")
+def _write_mask(hands, s, cfg, tab, g, mask):
+    """Legal actions of the seat to act in game g, into ``mask[g]``."""
+    for k in range(NUM_ACTIONS):
+        mask[g, k] = False
+    ph = s[g, PHASE]
+    if ph == PH_PLAY:
+        p = s[g, TO_ACT]
+        hand = hands[g, p]
+        legal = duty_bits(hand, s, g, tab, RANKS, True, True)
+        put_bits(mask, g, 0, legal, DECK)
+        if s[g, TRICK_NO] == 0:
+            m = s[g, MARR + p]
+            for su in range(4):
+                pair = (hand >> np.uint64(su * RANKS + RANK_O)) & np.uint64(3)  # O and K are adjacent ranks
+                mask[g, A_MARRIAGE + su] = pair == np.uint64(3) and not (m >> su) & 1
+            mask[g, A_HUNDRED] = s[g, HUNDRED_BY] < 0
+    elif ph == PH_CALL:
+        for k in range(DECK):
+            mask[g, A_CALL + k] = True
+
+
+@njit(inline="always")
+def _write_obs(hands, played_by, s, cfg, g, seat, obs):
+    """Everything ``seat`` knows about game g, seat-relative, into ``obs[g]`` (docs/observations/koenigrufen.md)."""
+    for k in range(OBS_SIZE):
+        obs[g, k] = 0
+    put_bits(obs, g, O_HAND, hands[g, seat], DECK)
+    lead = s[g, LEADER]
+    for j in range(s[g, TRICK_LEN]):
+        obs[g, O_TRICK + ((lead + j - seat + N) % N) * DECK + s[g, TRICK + j]] = 1
+    for c in range(DECK):
+        p = played_by[g, c]
+        if p >= 0:
+            obs[g, O_PLAYED + ((p - seat + N) % N) * DECK + c] = 1
+    trump = s[g, TRUMP]
+    obs[g, O_TRUMP + (trump if trump >= 0 else 4)] = 1
+    caller = s[g, CALLER]
+    called = s[g, CALLED]
+    if called >= 0:
+        obs[g, O_CALLED + called] = 1
+        partner = s[g, PARTNER]
+        holder = s[g, HOLDER]
+        # What the seat knows privately about its own side (see the doc's "own_status").
+        if partner == seat:
+            obs[g, O_OWN + 0] = 1
+        elif holder == seat and seat != caller:
+            obs[g, O_OWN + 1] = 1
+        elif holder == seat:
+            obs[g, O_OWN + 2] = 1
+        if s[g, REVEALED]:
+            if partner >= 0:
+                obs[g, O_SIDES + (partner - seat + N) % N] = 1
+            else:
+                obs[g, O_SIDES + N] = 1
+    hb = s[g, HUNDRED_BY]
+    for q in range(N):
+        rel = (q - seat + N) % N
+        m = s[g, MARR + q]
+        for su in range(4):
+            obs[g, O_MARR + rel * 4 + su] = (m >> su) & 1
+        if hb == q:
+            obs[g, O_HUNDRED + rel] = 1
+        obs[g, O_POINTS + rel * POINT_LEVELS + s[g, POINTS + q] // 10] = 1
+        obs[g, O_TRICKS + rel * (HAND + 1) + s[g, TRICKS + q]] = 1
+    obs[g, O_PHASE + s[g, PHASE]] = 1
+    obs[g, O_DEALER + (s[g, DEALER] - seat + N) % N] = 1
+    obs[g, O_LEADER + (lead - seat + N) % N] = 1
+    obs[g, O_CALLER + (caller - seat + N) % N] = 1
+
+
+@njit(cache=True)
+def reset_kernel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, deal_rows, use_deal, dealers, mask, obs):
+    """Start a new episode in every game (from ``deal_rows[g]`` where ``use_deal[g]``)."""
+    for g in range(s.shape[0]):
+        _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g,
+                     deal_rows[g], use_deal[g], dealers[g])
+        _write_mask(hands, s, cfg, tab, g, mask)
+        _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
+
+
+@njit(inline="always")
+def _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, mask, obs, rewards, done,
+               autoreset, empty_row):
+    """One step of game g, then its next mask and the observation of the seat to act."""
+    for p in range(N):
+        rewards[g, p] = 0
+    ended = _apply(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, rewards, empty_row)
+    done[g] = ended
+    if ended and autoreset:
+        _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, empty_row, False, -1)
+    _write_mask(hands, s, cfg, tab, g, mask)
+    _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
+
+
+@njit(inline="always")
+def _count_illegal(cfg, actions, mask):
+    bad = 0
+    for g in range(actions.shape[0]):
+        a = actions[g]
+        if a < 0 or a >= cfg[C_ACTIONS] or not mask[g, a]:
+            bad += 1
+    return bad
+
+
+@njit(cache=True)
+def step_kernel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, actions, mask, obs, rewards, done,
+                autoreset):
+    """Apply one action per game; return the number of illegal actions (then nothing changes)."""
+    bad = _count_illegal(cfg, actions, mask)
+    empty_row = np.empty(0, np.int8)
+    if bad == 0:
+        for g in range(s.shape[0]):
+            _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, actions[g], mask, obs,
+                       rewards, done, autoreset, empty_row)
+    return bad
+
+
+@njit(cache=True, parallel=True)
+def step_kernel_parallel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, actions, mask, obs,
+                         rewards, done, autoreset):
+    """:func:`step_kernel` with the games split over threads (for large batches)."""
+    bad = _count_illegal(cfg, actions, mask)
+    empty_row = np.empty(0, np.int8)
+    if bad == 0:
+        for g in prange(s.shape[0]):
+            _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, actions[g], mask, obs,
+                       rewards, done, autoreset, empty_row)
+    return bad
+
+
+@njit(cache=True)
+def observe_kernel(hands, aux, played_by, played_in, trick_trump, s, cfg, tab, seats, obs):
+    """Observation of ``seats[g]`` in every game g."""
+    for g in range(s.shape[0]):
+        _write_obs(hands, played_by, s, cfg, g, seats[g], obs)
+
+
+# --------------------------------------------------------------- the spec
+
+
+def card_table() -> np.ndarray:
+    """The int32 card table: suit, strength (A > 10 > K > O > U > 9 > 8 > 7), points (A and 10: 10)."""
+    tab = np.zeros((3, DECK), np.int32)
+    ids = np.arange(DECK)
+    tab[TAB_SUIT] = ids // RANKS
+    tab[TAB_STRENGTH] = np.array(STRENGTH)[ids % RANKS]
+    tab[TAB_POINTS] = np.where(np.isin(ids % RANKS, (RANK_TEN, RANK_A)), 10, 0)
+    return tab
+
+
+def make_spec(**options: Any) -> GameSpec:
+    """Validate King Calling options and build its spec."""
+    check_unknown(NAME, options, OPTIONS)
+    partner_from = check_choice("partner_from", options.get("partner_from", "first_batch"), PARTNER_MODES)
+    rounds = check_int("rounds", options.get("rounds", 1), 1)
+    cfg = np.zeros(3, np.int32)
+    cfg[C_ROUNDS] = rounds
+    cfg[C_PARTNER_MODE] = PARTNER_MODES.index(partner_from)
+    cfg[C_ACTIONS] = NUM_ACTIONS
+    resolved = dict(partner_from=partner_from, rounds=rounds)
+    return GameSpec(
+        name=NAME, options=resolved, num_players=NUM_PLAYERS, deck=DECK, hand_size=HAND, num_tricks=HAND,
+        num_actions=NUM_ACTIONS, obs_size=OBS_SIZE, num_fields=NUM_FIELDS, num_aux=NUM_AUX, cfg=cfg,
+        tab=card_table(), reset_kernel=reset_kernel, step_kernel=step_kernel,
+        step_kernel_parallel=step_kernel_parallel, observe_kernel=observe_kernel,
+        batch_sizes=(BATCH, BATCH), describe_action=describe_action, infos=deal_infos, render_text=render,
+        extra={"obs_offsets": obs_offsets()},
+    )
+
+
+# ------------------------------------------------------------ text and infos
+
+
+def describe_action(a: int) -> str:
+    """Name of a non-card action: a call, a marriage or the hundred."""
+    if A_CALL <= a < A_MARRIAGE:
+        return f"call {cards.card_str(a - A_CALL, DECK)}"
+    if A_MARRIAGE <= a < A_HUNDRED:
+        return f"marriage {cards.SUIT_NAMES[a - A_MARRIAGE]}"
+    if a == A_HUNDRED:
+        return "hundred"
+    return f"action {a}"
+
+
+def _declarations(marr: np.ndarray, tricks: np.ndarray, trump: int) -> list[dict[str, Any]]:
+    out = []
+    for q in range(NUM_PLAYERS):
+        for su in range(4):
+            if (int(marr[q]) >> su) & 1:
+                out.append({
+                    "seat": q, "suit": cards.SUITS[su],
+                    "value": MARRIAGE_TRUMP if su == trump else MARRIAGE_PLAIN, "counted": bool(tricks[q] > 0),
+                })
+    return out
+
+
+def deal_infos(spec: GameSpec, state: State, g: int) -> dict[str, Any]:
+    """Result of the last finished deal of game g and the match totals."""
+    s = state.s[g]
+    n = NUM_PLAYERS
+    caller = int(s[LAST_CALLER])
+    partner = int(s[LAST_PARTNER])
+    trump = int(s[LAST_TRUMP])
+    hb = int(s[LAST_HUNDRED_BY])
+    calling = [caller] + ([partner] if partner >= 0 else [])
+    call_wins = bool(s[LAST_CALL_WINS])
+    tricks = [int(x) for x in s[LAST_TRICKS:LAST_TRICKS + n]]
+    return {
+        "caller": caller,
+        "partner": partner if partner >= 0 else None,
+        "alone": partner < 0,
+        "alone_kind": ALONE_NAMES[int(s[LAST_ALONE])],
+        "called_card": cards.card_str(int(s[LAST_CALLED]), DECK),
+        "called_card_id": int(s[LAST_CALLED]),
+        "called_card_holder": int(s[LAST_HOLDER]),
+        "trump": cards.SUITS[trump],
+        "calling_side": calling,
+        "defenders": [q for q in range(n) if q not in calling],
+        "declarations": _declarations(s[LAST_MARR:LAST_MARR + n], s[LAST_TRICKS:LAST_TRICKS + n], trump),
+        "hundred": hb if hb >= 0 else None,
+        "threshold": int(s[LAST_THRESHOLD]),
+        "team_totals": {"calling": int(s[LAST_CALL_TOTAL]), "defenders": int(s[LAST_DEF_TOTAL])},
+        "team_tricks": {"calling": sum(tricks[q] for q in calling),
+                        "defenders": sum(tricks[q] for q in range(n) if q not in calling)},
+        "winner": "calling" if call_wins else "defenders",
+        "stake": int(s[LAST_STAKE]),
+        "payments": [int(x) for x in s[LAST_SCORES:LAST_SCORES + n]],
+        "tricks": tricks,
+        "points": [int(x) for x in s[LAST_POINTS:LAST_POINTS + n]],
+        "totals": [int(x) for x in s[TOTALS:TOTALS + n]],
+        "round": int(s[ROUND]),
+    }
+
+
+def render(spec: GameSpec, state: State, g: int) -> str:
+    """A readable table of game g: call, public sides, declarations, trick and the acting hand."""
+    from trickenv.render import render_table
+
+    s = state.s[g]
+    extra = [f"caller P{int(s[CALLER])}"]
+    if s[CALLED] >= 0:
+        extra.append(f"called {cards.card_symbol(int(s[CALLED]), DECK)}")
+        if s[REVEALED]:
+            extra.append("caller alone" if s[PARTNER] < 0 else f"partner P{int(s[PARTNER])}")
+    decl = [f"P{q} marriage {cards.SUITS[su]}" for q in range(NUM_PLAYERS) for su in range(4)
+            if (int(s[MARR + q]) >> su) & 1]
+    if s[HUNDRED_BY] >= 0:
+        decl.append(f"P{int(s[HUNDRED_BY])} hundred")
+    if decl:
+        extra.append(", ".join(decl))
+    return render_table(spec, state, g, extra)

@@ -1,0 +1,22 @@
+"""King Calling (Königrufen) as a PettingZoo AEC env: ``env()`` (wrapped) and ``raw_env``."""
+
+from __future__ import annotations
+
+from pettingzoo.utils import wrappers
+
+from trickenv.aec import TrickEnv
+from trickenv.games import koenigrufen
+
+
+class raw_env(TrickEnv):
+    """King Calling, 4 players; options as in :mod:`trickenv.games.koenigrufen`."""
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "koenigrufen_v0", "is_parallelizable": False}
+
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise", **options) -> None:
+        super().__init__(koenigrufen.make_spec(**options), render_mode, illegal_action)
+
+
+def env(render_mode: str | None = None, **options) -> wrappers.OrderEnforcingWrapper:
+    """The AEC env wrapped in PettingZoo's OrderEnforcingWrapper."""
+    return wrappers.OrderEnforcingWrapper(raw_env(render_mode=render_mode, **options))
