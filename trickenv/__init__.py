@@ -21,9 +21,11 @@ def make(game: str, render_mode: str | None = None, **options: Any):
     return importlib.import_module(f"trickenv.{_ENV_MODULES[game]}").env(render_mode=render_mode, **options)
 
 
-def make_vec(game: str, num_envs: int, seed: int | None = None, **options: Any) -> VecEnv:
+def make_vec(
+    game: str, num_envs: int, seed: int | None = None, parallel: bool | None = None, **options: Any
+) -> VecEnv:
     """``num_envs`` games of ``game`` stepped together (see :class:`trickenv.vector.VecEnv`)."""
-    return VecEnv(make_spec(game, **options), num_envs, seed=seed)
+    return VecEnv(make_spec(game, **options), num_envs, seed=seed, parallel=parallel)
 
 
 def __getattr__(name: str):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numba
 import numpy as np
 
 from trickenv.engine.kernels import seed_states
@@ -24,13 +25,14 @@ class VecEnv:
     """``num_envs`` independent games of one game spec, stepped together.
 
     ``reset`` and ``step`` return the env's own buffers as read-only views:
-    they are overwritten by the next call, so copy what you keep. A game whose
+    they are overwritten by the next call, so copy what you keep. ``parallel``
+    chooses the multi-threaded step kernel (default: from 128 games). A game whose
     episode ends is restarted at once with a new random deal (and dealer) from
     its own generator; ``done`` flags that step and ``rewards`` holds the
     final deal's scores.
     """
 
-    def __init__(self, spec: GameSpec, num_envs: int, seed: int | None = None) -> None:
+    def __init__(self, spec: GameSpec, num_envs: int, seed: int | None = None, parallel: bool | None = None) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.spec = spec
@@ -52,8 +54,12 @@ class VecEnv:
         self._use_deal = np.zeros(b, np.bool_)
         self._dealers = np.full(b, -1, np.int32)
         self._ready = False
-        # Threads pay off from a few hundred games; both kernels give identical games.
-        self._step_kernel = spec.step_kernel_parallel if self.num_envs >= PARALLEL_FROM else spec.step_kernel
+        # Threads pay off from a few hundred games on an otherwise idle machine; both kernels
+        # give identical games. parallel=False is the robust choice when other work shares the cores.
+        if parallel is None:
+            parallel = self.num_envs >= PARALLEL_FROM and numba.config.NUMBA_NUM_THREADS > 1
+        self.parallel = bool(parallel)
+        self._step_kernel = spec.step_kernel_parallel if self.parallel else spec.step_kernel
 
     # ----------------------------------------------------------------- API
     def reset(

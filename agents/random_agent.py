@@ -1,0 +1,58 @@
+"""Uniformly random legal play, single and batched (numba, no Python loop over games)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from trickenv.engine.kernels import seed_states, uniform_int
+
+
+@njit(cache=True)
+def _pick_random_legal(mask, rng, out):
+    """out[g] = a uniformly random index among the True entries of mask[g] (-1 if none)."""
+    for g in range(mask.shape[0]):
+        n = 0
+        for a in range(mask.shape[1]):
+            n += mask[g, a]
+        if n == 0:
+            out[g] = -1
+            continue
+        k = uniform_int(rng, g, n)
+        for a in range(mask.shape[1]):
+            if mask[g, a]:
+                if k == 0:
+                    out[g] = a
+                    break
+                k -= 1
+
+
+class RandomAgent:
+    """Chooses uniformly among the legal actions; seeded, so runs repeat exactly."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+        self._rng = seed_states(seed, 1)
+        self._out1 = np.zeros(1, np.int64)
+        self._batch_rng: np.ndarray | None = None
+        self._out: np.ndarray | None = None
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        """Action for one AEC observation dict (``observation``, ``action_mask``)."""
+        mask = np.asarray(observation["action_mask"], dtype=np.bool_)[None, :]
+        _pick_random_legal(mask, self._rng, self._out1)
+        if self._out1[0] < 0:
+            raise ValueError("action_mask has no legal action")
+        return int(self._out1[0])
+
+    def act_batch(self, mask: np.ndarray) -> np.ndarray:
+        """One action per row of a boolean mask ``[B, A]``; the returned array is reused."""
+        b = mask.shape[0]
+        if self._out is None or self._out.shape[0] != b:
+            self._batch_rng = seed_states(self.seed, b, offset=1)
+            self._out = np.zeros(b, np.int64)
+        _pick_random_legal(mask, self._batch_rng, self._out)
+        return self._out
+
+
+

@@ -1,0 +1,96 @@
+"""Random legal play, decision steps per second: the AEC env and the batched env.
+
+    python benchmarks/bench_envs.py                 # all games, default variants
+    python benchmarks/bench_envs.py --games four_tricks --batches 256 4096 --seconds 2
+
+AEC rows time the whole agent_iter / last / step loop (the mask read from the
+observation, a uniform random legal action: policy included, it is cheap).
+Batched rows time ``step`` alone (it returns observation + mask for every
+game); the numba random policy is timed apart and shown in its own column.
+Kernels are compiled (or loaded from numba's cache) before timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+import trickenv
+from agents.random_agent import RandomAgent
+
+VARIANTS = {
+    "four_tricks": {},
+    "farbwechsel": {},
+    "koenigrufen": {},
+}
+
+
+def bench_aec(game: str, options: dict, seconds: float) -> float:
+    """AEC decision steps per second with random legal play."""
+    env = trickenv.make(game, **options)
+    agent = RandomAgent(0)
+    env.reset(seed=0)
+    steps, start = 0, time.perf_counter()
+    warm = True
+    while True:
+        env.reset()
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            env.step(agent.act(obs))
+            steps += 1
+        if warm:  # first episode compiles / loads kernels
+            warm, steps, start = False, 0, time.perf_counter()
+        elif time.perf_counter() - start > seconds:
+            return steps / (time.perf_counter() - start)
+
+
+def bench_vec(game: str, options: dict, batch: int, seconds: float) -> tuple[float, float]:
+    """(env steps per second, policy ns per decision) of the batched env."""
+    v = trickenv.make_vec(game, batch, seed=0, **options)
+    agent = RandomAgent(0)
+    obs, mask, player = v.reset()
+    for _ in range(3):  # warm up
+        obs, mask, player, rew, done = v.step(agent.act_batch(mask))
+    env_t = pol_t = 0.0
+    calls = 0
+    while env_t + pol_t < seconds:
+        t0 = time.perf_counter()
+        actions = agent.act_batch(mask)
+        t1 = time.perf_counter()
+        obs, mask, player, rew, done = v.step(actions)
+        t2 = time.perf_counter()
+        pol_t += t1 - t0
+        env_t += t2 - t1
+        calls += 1
+    return calls * batch / env_t, pol_t / (calls * batch) * 1e9
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    ap.add_argument("--batches", nargs="+", type=int, default=[256, 1024, 4096, 16384])
+    ap.add_argument("--seconds", type=float, default=3.0, help="timing budget per row")
+    args = ap.parse_args()
+
+    import numba
+
+    print(f"numba {numba.__version__}, {numba.config.NUMBA_NUM_THREADS} threads, numpy {np.__version__}")
+    print()
+    print("| game | env | batch | decision steps/s | policy ns/decision |")
+    print("|---|---|---:|---:|---:|")
+    for game in args.games:
+        options = VARIANTS[game]
+        rate = bench_aec(game, options, args.seconds)
+        print(f"| {game} | AEC (agent_iter/last/step) | 1 | {rate:,.0f} | incl. |", flush=True)
+        for b in args.batches:
+            rate, pol = bench_vec(game, options, b, args.seconds)
+            print(f"| {game} | batched (obs + mask) | {b} | {rate:,.0f} | {pol:.1f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
