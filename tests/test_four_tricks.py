@@ -141,6 +141,7 @@ def test_rounds_rotate_the_dealer_and_add_up():
     assert rewards(env) == [-8, -4, 4]
     assert not any(env.terminations.values())
     assert env.infos["player_1"]["round"] == 1 and env.infos["player_1"]["totals"] == [-8, -4, 4]
+    assert not env.infos["player_1"]["match_over"] and env.infos["player_1"]["winners"] is None
     assert env.unwrapped.state.s[0, ft.DEALER] == 0 and env.agent_selection == "player_1"
     play_lowest(env)
     info = env.infos["player_0"]
@@ -152,6 +153,7 @@ def test_win_at_ends_the_match_when_a_total_reaches_it():
     env = deal_a_env(trump="none", win_at=4)
     play_lowest(env)  # seat 2 scores +4 in the first deal
     assert env.infos["player_0"]["round"] == 1 and all(env.terminations.values())
+    assert env.infos["player_0"]["match_over"] and env.infos["player_0"]["winners"] == [2]
     env = deal_a_env(trump="none", win_at=5)
     play_lowest(env, stop=lambda e, k: k == 48)
     assert not any(env.terminations.values())

@@ -465,6 +465,10 @@ def deal_infos(spec: GameSpec, state: State, g: int) -> dict[str, Any]:
         "bids": [int(x) for x in s[LAST_BIDS:LAST_BIDS + n]] if spec.options["bidding"] else None,
         "totals": [int(x) for x in s[TOTALS:TOTALS + n]],
         "round": int(s[ROUND]),
+        "match_over": bool(s[PHASE] == PH_DONE),
+        # Highest total wins the match (several seats on a tie).
+        "winners": [p for p in range(n) if s[TOTALS + p] == s[TOTALS:TOTALS + n].max()] if s[PHASE] == PH_DONE
+        else None,
     }
 
 

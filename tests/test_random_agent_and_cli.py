@@ -1,0 +1,53 @@
+"""The random agent and the command line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import trickenv
+from agents import RandomAgent
+from trickenv import cards
+from trickenv.cli import main, parse_options
+
+
+def test_random_agent_picks_legal_actions_uniformly_and_repeatably():
+    mask = np.zeros((4000, 10), bool)
+    mask[:, [2, 5, 7]] = True
+    a = RandomAgent(seed=3).act_batch(mask).copy()
+    assert set(a.tolist()) == {2, 5, 7}
+    counts = np.bincount(a, minlength=10)[[2, 5, 7]]
+    assert counts.min() > 1200  # about 1333 each
+    assert np.array_equal(a, RandomAgent(seed=3).act_batch(mask))
+    assert not np.array_equal(a, RandomAgent(seed=4).act_batch(mask))
+    assert RandomAgent(1).act({"action_mask": np.array([0, 0, 1], np.int8)}) == 2
+    with pytest.raises(ValueError, match="no legal action"):
+        RandomAgent(1).act({"action_mask": np.zeros(3, np.int8)})
+
+
+def test_cli_info_and_play(capsys):
+    main(["info", "four_tricks", "deck=52"])
+    out = capsys.readouterr().out
+    assert "Discrete(74)" in out and "turned_up" in out
+    main(["play", "four_tricks", "trump=none", "--seed", "1"])
+    out = capsys.readouterr().out
+    assert out.count("-> player_") == 48 and "result:" in out
+    assert parse_options(["deck=52", "trump=none", "switch_ranks=('Q','J')"]) == {
+        "deck": 52, "trump": "none", "switch_ranks": ("Q", "J")}
+    with pytest.raises(SystemExit):
+        parse_options(["deck"])
+
+
+def test_card_text_forms():
+    assert cards.card_str(21, 32) == "QH" and cards.parse_card("QH", 32) == 21
+    assert cards.parse_card("10s", 48) == 19 and cards.parse_card("T♠", 48) == 19
+    assert cards.card_str(0, 52) == "2C" and cards.card_str(51, 52) == "AD"
+    assert cards.parse_cards("AC, 7D", 32) == [7, 24]
+    for bad, msg in [("1H", "rank '1'"), ("QX", "suit must be"), ("Q", "expected rank then suit"), ("2C", "rank '2'")]:
+        with pytest.raises(ValueError, match=msg):
+            cards.parse_card(bad, 32)
+    with pytest.raises(ValueError, match="out of range"):
+        cards.card_str(32, 32)
+    with pytest.raises(ValueError, match="deck must be one of"):
+        cards.num_ranks(36)
+    assert trickenv.make_vec("four_tricks", 1).spec.action_str(49) == "trump spades"

@@ -1,0 +1,607 @@
+"""Farbwechsel (RULES.md section 1): trump changes after every trick that holds a queen.
+
+Options (defaults in brackets): ``num_players`` 3 | 4 [3]; ``partnership``
+[False] (4 players only: seats 0+2 vs 1+3); ``ranking`` "skat" | "natural"
+["skat": A > 10 > K > Q > J > 9 > 8 > 7]; ``switch_ranks`` ("Q",) | ("Q", "J")
+[("Q",)]; ``switch_mode`` "last_suit" | "cycle" ["last_suit"]; ``rounds``
+deals per episode [1].
+
+Every trump change is recorded in the scalar state (the ``REC`` records, ``R_*`` fields)
+and reported three ways: ``infos["trump_changes"]`` at deal end, one event per
+change from :func:`step_events`, and the counters of ``GameSpec.counters``.
+docs/observations/farbwechsel.md describes the observation and these reports.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from trickenv import cards
+from trickenv.engine.kernels import (
+    close_trick,
+    deal_groups,
+    follow_suit_bits,
+    play_card,
+    put_bits,
+    uniform_int,
+    U1,
+)
+from trickenv.engine.layout import (
+    DEALER,
+    DEALS_DONE,
+    GAME_FIELDS,
+    LAST_POINTS,
+    LAST_SCORES,
+    LAST_TRICKS,
+    LAST_TRUMP,
+    LEADER,
+    NO_TRUMP,
+    NUM_PHASES,
+    PH_DONE,
+    PH_PLAY,
+    PH_TRUMP,
+    PHASE,
+    POINTS,
+    ROUND,
+    TAB_GAME,
+    TAB_POINTS,
+    TAB_STRENGTH,
+    TAB_SUIT,
+    TO_ACT,
+    TOTALS,
+    TRICK,
+    TRICK_LEN,
+    TRICK_NO,
+    TRICKS,
+    TRUMP,
+)
+from trickenv.engine.state import State
+from trickenv.games.base import GameSpec, check_bool, check_choice, check_int, check_unknown
+
+NAME = "farbwechsel"
+OPTIONS = ("num_players", "partnership", "ranking", "switch_ranks", "switch_mode", "rounds")
+RANKINGS = ("skat", "natural")
+SWITCH_MODES = ("last_suit", "cycle")
+SWITCH_RANKS = (("Q",), ("Q", "J"))
+DECK = 32
+RANKS = 8
+MAX_POINTS = 120  # card points in the deck
+MAX_TRICKS = 10
+# Trick strength of ranks 7 8 9 10 J Q K A (ids 0..7 within a suit).
+SKAT_STRENGTH = (0, 1, 2, 6, 3, 4, 5, 7)  # A > 10 > K > Q > J > 9 > 8 > 7
+NATURAL_STRENGTH = (0, 1, 2, 3, 4, 5, 6, 7)  # face order
+CARD_POINTS = (0, 0, 0, 10, 2, 3, 4, 11)
+RANK_INDEX = {"J": 4, "Q": 5}
+
+# ------------------------------------------------------------------ game fields
+FIRST_TRUMP = GAME_FIELDS + 0  # trump the dealer declared this deal (-1 before)
+CHANGES = GAME_FIELDS + 1  # trump changes so far this deal
+CHANGES_TOTAL = GAME_FIELDS + 2  # trump changes since the env was created (never reset)
+LAST_CHANGES = GAME_FIELDS + 3  # trump changes of the last finished deal
+LAST_FIRST_TRUMP = GAME_FIELDS + 4
+SWITCH_CARDS = GAME_FIELDS + 5  # switching cards played so far this deal
+SWITCH_TOTAL = GAME_FIELDS + 6  # switching cards played since the env was created
+# The 32-card deck fits an int32 bitset: cards played by each seat and in each trick this deal,
+# kept so that the observation unpacks a few bitsets instead of scanning played_by and
+# played_in card by card on every step.
+PLAYED_SEAT = GAME_FIELDS + 7  # 4 slots
+PLAYED_TRICK = GAME_FIELDS + 11  # MAX_TRICKS slots
+# One record per trump change (at most one per trick but the last).
+R_TRICK, R_SEAT, R_CARD, R_OLD, R_NEW, R_POINTS, R_WINNER, R_NSWITCH = range(8)
+REC_SIZE = 8
+MAX_CHANGES = MAX_TRICKS - 1
+REC = PLAYED_TRICK + MAX_TRICKS  # records of this deal: REC + k * REC_SIZE + R_*
+LAST_REC = REC + MAX_CHANGES * REC_SIZE  # records of the last finished deal
+LAST_TRICK_TRUMP = LAST_REC + MAX_CHANGES * REC_SIZE  # trump in force at each trick of the last deal
+NUM_FIELDS = LAST_TRICK_TRUMP + MAX_TRICKS
+
+# Config vector.
+C_N, C_HAND, C_PARTNER, C_CYCLE, C_ROUNDS, C_ACTIONS, C_PAR = range(7)
+NUM_CFG = 7
+TAB_SWITCH = TAB_GAME  # 1 for a card that changes trump (queens; jacks too in Double Farbwechsel)
+
+
+def obs_offsets(n: int, tricks: int) -> dict[str, tuple[int, int]]:
+    """Observation blocks: name -> (offset, length). See docs/observations/farbwechsel.md."""
+    blocks = [
+        ("hand", DECK),
+        ("trick", n * DECK),
+        ("played", n * DECK),
+        ("played_in", tricks * DECK),
+        ("trump", 5),
+        ("trick_trump", tricks * 4),
+        ("tricks", n * (tricks + 1)),
+        ("points", n * (MAX_POINTS + 1)),
+        ("phase", NUM_PHASES),
+        ("dealer", n),
+        ("leader", n),
+    ]
+    out, off = {}, 0
+    for name, size in blocks:
+        out[name] = (off, size)
+        off += size
+    return out
+
+
+# ------------------------------------------------------------------ kernels
+
+
+@njit(inline="always")
+def score_points(p, par):
+    """Deal score of a side that took ``p`` card points with par ``par`` (RULES.md section 1)."""
+    if 2 * p >= 3 * par:
+        return p + 2 * (p - par)
+    if 2 * p < par:
+        return p - 2 * (par - p)
+    return p
+
+
+@njit(inline="always")
+def _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, g, deal_row, fixed):
+    """Deal (from ``deal_row`` if fixed, else at random); the dealer then declares trump."""
+    n = cfg[C_N]
+    hand = cfg[C_HAND]
+    played_by[g, :] = -1
+    played_in[g, :] = -1
+    trick_trump[g, :] = -1
+    hands[g, :] = 0
+    aux[g, 0] = 0
+    if fixed:
+        for c in range(DECK):
+            seat = deal_row[c]
+            if seat < 0:
+                aux[g, 0] |= U1 << np.uint64(c)
+            else:
+                hands[g, seat] |= U1 << np.uint64(c)
+    else:
+        caps = np.empty(n + 1, np.int64)
+        for p in range(n):
+            caps[p] = hand
+        caps[n] = DECK - n * hand
+        groups = np.empty(n + 1, np.uint64)
+        deal_groups(rng, g, caps, groups)
+        for p in range(n):
+            hands[g, p] = groups[p]
+        aux[g, 0] = groups[n]
+    for k in range(4):
+        s[g, TRICK + k] = -1
+        s[g, TRICKS + k] = 0
+        s[g, POINTS + k] = 0
+    s[g, TRICK_NO] = 0
+    s[g, TRICK_LEN] = 0
+    s[g, TRUMP] = NO_TRUMP
+    s[g, FIRST_TRUMP] = NO_TRUMP
+    s[g, CHANGES] = 0
+    s[g, SWITCH_CARDS] = 0
+    for k in range(4):
+        s[g, PLAYED_SEAT + k] = 0
+    for t in range(MAX_TRICKS):
+        s[g, PLAYED_TRICK + t] = 0
+    s[g, LEADER] = (s[g, DEALER] + 1) % n
+    s[g, PHASE] = PH_TRUMP
+    s[g, TO_ACT] = s[g, DEALER]
+
+
+@njit(inline="always")
+def _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, g, deal_row, fixed, dealer):
+    """Zero the match and deal its first deal (dealer < 0: drawn at random)."""
+    for k in range(4):
+        s[g, TOTALS + k] = 0
+    s[g, ROUND] = 0
+    s[g, DEALER] = dealer if dealer >= 0 else uniform_int(rng, g, cfg[C_N])
+    _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, g, deal_row, fixed)
+
+
+@njit(inline="always")
+def _change_trump(s, g, tab, cfg, leader, winner, last_trick):
+    """After a trick: count its switching cards and, unless it was the last, move trump and record a change.
+
+    ``leader`` led the trick just closed (close_trick has already made the winner lead).
+    """
+    n = cfg[C_N]
+    last = -1
+    count = 0
+    pts = 0
+    for j in range(n):
+        c = s[g, TRICK + j]
+        pts += tab[TAB_POINTS, c]
+        if tab[TAB_SWITCH, c] != 0:
+            last = j
+            count += 1
+    if count == 0:
+        return
+    s[g, SWITCH_CARDS] += count
+    s[g, SWITCH_TOTAL] += count
+    if last_trick:
+        # No trick follows the last one, so its switching cards change nothing [ruling].
+        return
+    old = s[g, TRUMP]
+    card = s[g, TRICK + last]
+    if cfg[C_CYCLE]:
+        new = (old + count) % 4
+    else:
+        new = tab[TAB_SUIT, card]
+    if new == old:
+        return
+    s[g, TRUMP] = new
+    r = REC + s[g, CHANGES] * REC_SIZE
+    s[g, r + R_TRICK] = s[g, TRICK_NO] - 1
+    s[g, r + R_SEAT] = (leader + last) % n
+    s[g, r + R_CARD] = card
+    s[g, r + R_OLD] = old
+    s[g, r + R_NEW] = new
+    s[g, r + R_POINTS] = pts
+    s[g, r + R_WINNER] = winner
+    s[g, r + R_NSWITCH] = count
+    s[g, CHANGES] += 1
+    s[g, CHANGES_TOTAL] += 1
+
+
+@njit(inline="always")
+def _finish_deal(trick_trump, s, cfg, g, rewards):
+    """Score the finished deal into rewards, totals and LAST_*; return True if the match is over."""
+    n = cfg[C_N]
+    par = cfg[C_PAR]
+    for p in range(n):
+        pts = s[g, POINTS + p]
+        if cfg[C_PARTNER]:
+            pts += s[g, POINTS + (p + 2) % 4]
+        sc = score_points(pts, par)
+        rewards[g, p] = sc
+        s[g, LAST_SCORES + p] = sc
+        s[g, LAST_TRICKS + p] = s[g, TRICKS + p]
+        s[g, LAST_POINTS + p] = s[g, POINTS + p]
+        s[g, TOTALS + p] += sc
+    s[g, LAST_TRUMP] = s[g, TRUMP]
+    s[g, LAST_FIRST_TRUMP] = s[g, FIRST_TRUMP]
+    s[g, LAST_CHANGES] = s[g, CHANGES]
+    for k in range(s[g, CHANGES] * REC_SIZE):
+        s[g, LAST_REC + k] = s[g, REC + k]
+    for t in range(MAX_TRICKS):
+        s[g, LAST_TRICK_TRUMP + t] = trick_trump[g, t] if t < trick_trump.shape[1] else NO_TRUMP
+    s[g, ROUND] += 1
+    s[g, DEALS_DONE] += 1
+    return s[g, ROUND] >= cfg[C_ROUNDS]
+
+
+@njit(inline="always")
+def _apply(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, rewards, empty_row):
+    """Apply legal action ``a`` to game g; return True if the episode ended."""
+    n = cfg[C_N]
+    p = s[g, TO_ACT]
+    if s[g, PHASE] == PH_TRUMP:
+        s[g, TRUMP] = a - DECK
+        s[g, FIRST_TRUMP] = a - DECK
+        s[g, PHASE] = PH_PLAY
+        s[g, TO_ACT] = s[g, LEADER]
+        return False
+    play_card(hands, played_by, played_in, s, g, p, a)
+    s[g, PLAYED_SEAT + p] |= np.int32(np.int64(1) << a)
+    s[g, PLAYED_TRICK + s[g, TRICK_NO]] |= np.int32(np.int64(1) << a)
+    if s[g, TRICK_LEN] < n:
+        s[g, TO_ACT] = (p + 1) % n
+        return False
+    leader = s[g, LEADER]
+    winner = close_trick(s, g, tab, trick_trump, n)
+    last_trick = s[g, TRICK_NO] == cfg[C_HAND]
+    _change_trump(s, g, tab, cfg, leader, winner, last_trick)
+    if not last_trick:
+        return False
+    if _finish_deal(trick_trump, s, cfg, g, rewards):
+        s[g, PHASE] = PH_DONE
+        return True
+    s[g, DEALER] = (s[g, DEALER] + 1) % n
+    _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, g, empty_row, False)
+    return False
+
+
+@njit(inline="always")
+def _write_mask(hands, s, cfg, tab, g, mask):
+    """Legal actions of the seat to act in game g, into ``mask[g]``."""
+    ph = s[g, PHASE]
+    if ph == PH_PLAY:
+        led = tab[TAB_SUIT, s[g, TRICK]] if s[g, TRICK_LEN] > 0 else -1
+        legal = follow_suit_bits(hands[g, s[g, TO_ACT]], led, RANKS)
+        put_bits(mask, g, 0, legal, DECK)
+        for k in range(4):
+            mask[g, DECK + k] = False
+    else:
+        on = ph == PH_TRUMP
+        for k in range(DECK):
+            mask[g, k] = False
+        for k in range(4):
+            mask[g, DECK + k] = on
+
+
+@njit(inline="always")
+def _put_bits32(out, g, off, x):
+    """out[g, off + c] = bit c of the int32 bitset x, for the 32 cards."""
+    y = np.int64(x) & np.int64(0xFFFFFFFF)
+    for c in range(DECK):
+        out[g, off + c] = (y >> c) & 1
+
+
+@njit(inline="always")
+def _write_obs(hands, trick_trump, s, cfg, g, seat, obs):
+    """Everything ``seat`` knows about game g, seat-relative, into ``obs[g]`` (docs/observations/farbwechsel.md)."""
+    n = cfg[C_N]
+    nt = cfg[C_HAND]
+    for k in range(obs.shape[1]):
+        obs[g, k] = 0
+    put_bits(obs, g, 0, hands[g, seat], DECK)
+    o_trick = DECK
+    o_played = o_trick + n * DECK
+    o_in = o_played + n * DECK
+    o_trump = o_in + nt * DECK
+    o_tt = o_trump + 5
+    o_tricks = o_tt + nt * 4
+    o_points = o_tricks + n * (nt + 1)
+    o_phase = o_points + n * (MAX_POINTS + 1)
+    o_dealer = o_phase + NUM_PHASES
+    o_leader = o_dealer + n
+    lead = s[g, LEADER]
+    # Seat-relative indices by a conditional add instead of %: the modulo by a runtime n
+    # is an integer division, and this loop runs on every step.
+    rel = lead - seat
+    if rel < 0:
+        rel += n
+    for j in range(s[g, TRICK_LEN]):
+        obs[g, o_trick + rel * DECK + s[g, TRICK + j]] = 1
+        rel += 1
+        if rel == n:
+            rel = 0
+    r = 0
+    q = seat
+    for _ in range(n):
+        _put_bits32(obs, g, o_played + r * DECK, s[g, PLAYED_SEAT + q])
+        r += 1
+        q += 1
+        if q == n:
+            q = 0
+    for t in range(min(s[g, TRICK_NO] + 1, nt)):
+        _put_bits32(obs, g, o_in + t * DECK, s[g, PLAYED_TRICK + t])
+    trump = s[g, TRUMP]
+    obs[g, o_trump + (trump if trump >= 0 else 4)] = 1
+    for t in range(s[g, TRICK_NO]):
+        obs[g, o_tt + t * 4 + trick_trump[g, t]] = 1
+    r = 0
+    q = seat
+    for _ in range(n):
+        obs[g, o_tricks + r * (nt + 1) + s[g, TRICKS + q]] = 1
+        obs[g, o_points + r * (MAX_POINTS + 1) + s[g, POINTS + q]] = 1
+        r += 1
+        q += 1
+        if q == n:
+            q = 0
+    obs[g, o_phase + s[g, PHASE]] = 1
+    r = s[g, DEALER] - seat
+    obs[g, o_dealer + (r + n if r < 0 else r)] = 1
+    r = lead - seat
+    obs[g, o_leader + (r + n if r < 0 else r)] = 1
+
+
+@njit(cache=True)
+def reset_kernel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, deal_rows, use_deal, dealers, mask, obs):
+    """Start a new episode in every game (from ``deal_rows[g]`` where ``use_deal[g]``)."""
+    for g in range(s.shape[0]):
+        _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, g,
+                     deal_rows[g], use_deal[g], dealers[g])
+        _write_mask(hands, s, cfg, tab, g, mask)
+        _write_obs(hands, trick_trump, s, cfg, g, s[g, TO_ACT], obs)
+
+
+@njit(inline="always")
+def _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, mask, obs, rewards, done,
+               autoreset, empty_row):
+    """One step of game g, then its next mask and the observation of the seat to act."""
+    for p in range(cfg[C_N]):
+        rewards[g, p] = 0
+    ended = _apply(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, rewards, empty_row)
+    done[g] = ended
+    if ended and autoreset:
+        _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, g, empty_row, False, -1)
+    _write_mask(hands, s, cfg, tab, g, mask)
+    _write_obs(hands, trick_trump, s, cfg, g, s[g, TO_ACT], obs)
+
+
+@njit(inline="always")
+def _count_illegal(cfg, actions, mask):
+    bad = 0
+    for g in range(actions.shape[0]):
+        a = actions[g]
+        if a < 0 or a >= cfg[C_ACTIONS] or not mask[g, a]:
+            bad += 1
+    return bad
+
+
+@njit(cache=True)
+def step_kernel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, actions, mask, obs, rewards, done,
+                autoreset):
+    """Apply one action per game; return the number of illegal actions (then nothing changes)."""
+    bad = _count_illegal(cfg, actions, mask)
+    empty_row = np.empty(0, np.int8)
+    if bad == 0:
+        for g in range(s.shape[0]):
+            _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, actions[g], mask, obs,
+                       rewards, done, autoreset, empty_row)
+    return bad
+
+
+@njit(cache=True, parallel=True)
+def step_kernel_parallel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, actions, mask, obs,
+                         rewards, done, autoreset):
+    """:func:`step_kernel` with the games split over threads (for large batches)."""
+    bad = _count_illegal(cfg, actions, mask)
+    empty_row = np.empty(0, np.int8)
+    if bad == 0:
+        for g in prange(s.shape[0]):
+            _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, actions[g], mask, obs,
+                       rewards, done, autoreset, empty_row)
+    return bad
+
+
+@njit(cache=True)
+def observe_kernel(hands, aux, played_by, played_in, trick_trump, s, cfg, tab, seats, obs):
+    """Observation of ``seats[g]`` in every game g."""
+    for g in range(s.shape[0]):
+        _write_obs(hands, trick_trump, s, cfg, g, seats[g], obs)
+
+
+# --------------------------------------------------------------- the spec
+
+
+def _check_switch_ranks(value: Any) -> tuple[str, ...]:
+    """Normalise switch_ranks to ("Q",) or ("Q", "J"), else raise ValueError."""
+    allowed = "('Q',) or ('Q', 'J')"
+    if isinstance(value, str) or not isinstance(value, (tuple, list)):
+        raise ValueError(f"switch_ranks must be {allowed}, got {value!r}")
+    if any(not isinstance(v, str) for v in value) or len(set(value)) != len(value):
+        raise ValueError(f"switch_ranks must be {allowed}, got {value!r}")
+    ranks = set(value)
+    for want in SWITCH_RANKS:
+        if ranks == set(want):
+            return want
+    raise ValueError(f"switch_ranks must be {allowed}, got {value!r}")
+
+
+def deal_score(points: int, par: int) -> int:
+    """Deal score of a side that took ``points`` card points with par ``par`` (Python entry to the kernel rule)."""
+    return int(score_points(int(points), int(par)))
+
+
+def make_spec(**options: Any) -> GameSpec:
+    """Validate Farbwechsel options and build its spec."""
+    check_unknown(NAME, options, OPTIONS)
+    n = check_choice("num_players", options.get("num_players", 3), (3, 4))
+    partnership = check_bool("partnership", options.get("partnership", False))
+    if partnership and n != 4:
+        raise ValueError("partnership=True needs num_players=4 (teams are seats 0+2 and 1+3)")
+    ranking = check_choice("ranking", options.get("ranking", "skat"), RANKINGS)
+    switch_ranks = _check_switch_ranks(options.get("switch_ranks", ("Q",)))
+    switch_mode = check_choice("switch_mode", options.get("switch_mode", "last_suit"), SWITCH_MODES)
+    rounds = check_int("rounds", options.get("rounds", 1), 1)
+
+    hand = DECK // n if n == 4 else 10
+    sides = 2 if partnership else n
+    par = MAX_POINTS // sides
+    num_actions = DECK + 4
+    strength = SKAT_STRENGTH if ranking == "skat" else NATURAL_STRENGTH
+    tab = np.zeros((TAB_GAME + 1, DECK), np.int32)
+    ids = np.arange(DECK)
+    tab[TAB_SUIT] = ids // RANKS
+    tab[TAB_STRENGTH] = np.asarray(strength)[ids % RANKS]
+    tab[TAB_POINTS] = np.asarray(CARD_POINTS)[ids % RANKS]
+    for r in switch_ranks:
+        tab[TAB_SWITCH, ids % RANKS == RANK_INDEX[r]] = 1
+    cfg = np.zeros(NUM_CFG, np.int32)
+    cfg[[C_N, C_HAND, C_PARTNER, C_CYCLE, C_ROUNDS, C_ACTIONS, C_PAR]] = [
+        n, hand, partnership, switch_mode == "cycle", rounds, num_actions, par,
+    ]
+    resolved = dict(num_players=n, partnership=partnership, ranking=ranking, switch_ranks=switch_ranks,
+                    switch_mode=switch_mode, rounds=rounds)
+    offsets = obs_offsets(n, hand)
+    obs_size = sum(size for _, size in offsets.values())
+
+    def describe(a: int) -> str:
+        if DECK <= a < DECK + 4:
+            return f"trump {cards.SUIT_NAMES[a - DECK]}"
+        return f"action {a}"
+
+    return GameSpec(
+        name=NAME, options=resolved, num_players=n, deck=DECK, hand_size=hand, num_tricks=hand,
+        num_actions=num_actions, obs_size=obs_size, num_fields=NUM_FIELDS, num_aux=1, cfg=cfg, tab=tab,
+        reset_kernel=reset_kernel, step_kernel=step_kernel, step_kernel_parallel=step_kernel_parallel,
+        observe_kernel=observe_kernel,
+        batch_sizes=(hand,), describe_action=describe, infos=deal_infos, render_text=render,
+        step_events=step_events,
+        counters={
+            "trump_changes": CHANGES,
+            "trump_changes_total": CHANGES_TOTAL,
+            "last_deal_trump_changes": LAST_CHANGES,
+            "switch_cards": SWITCH_CARDS,
+            "switch_cards_total": SWITCH_TOTAL,
+        },
+        extra={"obs_offsets": offsets, "par": par},
+    )
+
+
+# ------------------------------------------------------------ text and infos
+
+
+def _suit(x: int) -> str | None:
+    return cards.SUITS[x] if x >= 0 else None
+
+
+def _records(s: np.ndarray, base: int, start: int, stop: int) -> list[dict[str, Any]]:
+    """Trump-change records ``start .. stop-1`` stored from column ``base`` of a scalar row."""
+    out = []
+    for k in range(start, stop):
+        r = base + k * REC_SIZE
+        rec = s[r:r + REC_SIZE].tolist()
+        out.append({
+            "trick": rec[R_TRICK],
+            "seat": rec[R_SEAT],
+            "card": rec[R_CARD],
+            "card_str": cards.card_str(rec[R_CARD], DECK),
+            "old_trump": _suit(rec[R_OLD]),
+            "new_trump": _suit(rec[R_NEW]),
+            "points": rec[R_POINTS],
+            "winner": rec[R_WINNER],
+            "switch_cards": rec[R_NSWITCH],
+        })
+    return out
+
+
+def deal_infos(spec: GameSpec, state: State, g: int) -> dict[str, Any]:
+    """Result of the last finished deal of game g, its trump changes and the match totals."""
+    s = state.s[g]
+    n = spec.num_players
+    points = [int(x) for x in s[LAST_POINTS:LAST_POINTS + n]]
+    info = {
+        "tricks": [int(x) for x in s[LAST_TRICKS:LAST_TRICKS + n]],
+        "points": points,
+        "scores": [int(x) for x in s[LAST_SCORES:LAST_SCORES + n]],
+        "totals": [int(x) for x in s[TOTALS:TOTALS + n]],
+        "trump": _suit(int(s[LAST_TRUMP])),
+        "first_trump": _suit(int(s[LAST_FIRST_TRUMP])),
+        "trick_trumps": [_suit(int(x)) for x in s[LAST_TRICK_TRUMP:LAST_TRICK_TRUMP + spec.num_tricks]],
+        "trump_changes": _records(s, LAST_REC, 0, int(s[LAST_CHANGES])),
+        "set_aside_points": MAX_POINTS - sum(points),
+        "round": int(s[ROUND]),
+    }
+    if spec.options["partnership"]:
+        info["team_points"] = [points[0] + points[2], points[1] + points[3]]
+    return info
+
+
+def step_events(spec: GameSpec, state: State, g: int, s_before: np.ndarray) -> list[dict[str, Any]]:
+    """Trump changes made by the last step of game g (one dict each), from its scalar row before and after."""
+    after = state.s[g, CHANGES_TOTAL]
+    if after == s_before[CHANGES_TOTAL]:
+        return []
+    s = state.s[g]
+    new = int(after - s_before[CHANGES_TOTAL])
+    if s[DEALS_DONE] != s_before[DEALS_DONE]:
+        base, count = LAST_REC, int(s[LAST_CHANGES])
+    else:
+        base, count = REC, int(s[CHANGES])
+    events = _records(s, base, count - new, count)
+    for e in events:
+        e["event"] = "trump_change"
+        e["round"] = int(s_before[ROUND])
+    return events
+
+
+def render(spec: GameSpec, state: State, g: int) -> str:
+    """A readable table of game g: trump, first trump, changes, trick, points, the acting hand."""
+    from trickenv.render import render_table
+
+    s = state.s[g]
+    extra = []
+    if s[FIRST_TRUMP] >= 0:
+        extra.append(f"declared {cards.SUIT_SYMBOLS[int(s[FIRST_TRUMP])]}")
+    extra.append(f"changes {int(s[CHANGES])}")
+    return render_table(spec, state, g, extra)
