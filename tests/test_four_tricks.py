@@ -336,3 +336,11 @@ def test_vector_reset_with_fixed_deals_and_dealers():
     assert v.state.hands[0, 2] == v.state.hands[2, 2] == sum(1 << c for c in DEAL_A[2])
     assert v.state.hands[1, 2] != v.state.hands[0, 2]
     assert np.array_equal(obs[0, :48], v.observe(0)[2, :48])
+
+
+def test_order_enforcing_before_reset():
+    env = four_tricks_v0.env()
+    with pytest.raises(AttributeError, match="before reset"):
+        env.last()
+    with pytest.raises(AttributeError, match="before reset"):
+        env.agent_selection

@@ -8,6 +8,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.logger import warn
 from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from trickenv.engine.kernels import seed_states
 from trickenv.engine.layout import DEALS_DONE, PHASE, PH_DONE, TO_ACT
@@ -212,3 +213,17 @@ class TrickEnv(AECEnv):
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+class OrderEnforcing(OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper with a direct ``last()``.
+
+    The stock wrapper resolves each attribute that ``AECEnv.last`` reads
+    through two ``__getattr__`` hops, which halved the AEC loop's speed.
+    """
+
+    def last(self, observe: bool = True):
+        """``(observation, cumulative reward, termination, truncation, info)`` of agent_selection."""
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)

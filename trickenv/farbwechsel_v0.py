@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pettingzoo.utils import wrappers
 
-from trickenv.aec import TrickEnv
+from trickenv.aec import OrderEnforcing, TrickEnv
 from trickenv.games import farbwechsel
 
 
@@ -17,6 +16,6 @@ class raw_env(TrickEnv):
         super().__init__(farbwechsel.make_spec(**options), render_mode, illegal_action)
 
 
-def env(render_mode: str | None = None, **options) -> wrappers.OrderEnforcingWrapper:
+def env(render_mode: str | None = None, **options) -> OrderEnforcing:
     """The AEC env wrapped in PettingZoo's OrderEnforcingWrapper."""
-    return wrappers.OrderEnforcingWrapper(raw_env(render_mode=render_mode, **options))
+    return OrderEnforcing(raw_env(render_mode=render_mode, **options))
