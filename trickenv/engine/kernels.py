@@ -124,7 +124,46 @@ def deal_groups(rng, g, caps, out):
         left -= 1
 
 
+@njit(inline="always")
+def deal_hands(hands, aux, rng, g, deal_row, fixed, n, hand, deck):
+    """Give ``n`` seats ``hand`` cards each, the rest to ``aux[g, 0]`` (undealt).
+
+    From ``deal_row`` (seat of each card, -1 undealt) if ``fixed``, else uniformly at random.
+    """
+    hands[g, :] = 0
+    aux[g, 0] = 0
+    if fixed:
+        for c in range(deck):
+            seat = deal_row[c]
+            if seat < 0:
+                aux[g, 0] |= bit(c)
+            else:
+                hands[g, seat] |= bit(c)
+        return
+    caps = np.empty(n + 1, np.int64)
+    for p in range(n):
+        caps[p] = hand
+    caps[n] = deck - n * hand
+    groups = np.empty(n + 1, np.uint64)
+    deal_groups(rng, g, caps, groups)
+    for p in range(n):
+        hands[g, p] = groups[p]
+    aux[g, 0] = groups[n]
+
+
 # ---------------------------------------------------------------------- play
+
+
+@njit(inline="always")
+def count_illegal(actions, mask, num_actions):
+    """How many games' actions are out of range or not allowed by their mask."""
+    bad = 0
+    for g in range(actions.shape[0]):
+        a = actions[g]
+        if a < 0 or a >= num_actions or not mask[g, a]:
+            bad += 1
+    return bad
+
 
 
 @njit(inline="always")

@@ -102,6 +102,15 @@ class GameSpec:
         return row, int(dealer)
 
 
+def block_offsets(blocks: Sequence[tuple[str, int]]) -> dict[str, tuple[int, int]]:
+    """Consecutive observation blocks ``[(name, size), ...]`` -> ``{name: (offset, size)}``."""
+    out, off = {}, 0
+    for name, size in blocks:
+        out[name] = (off, size)
+        off += size
+    return out
+
+
 def check_dealer(dealer: Any, num_players: int) -> int:
     """Return dealer as int if it is a seat, else raise ValueError."""
     if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < num_players:

@@ -21,13 +21,13 @@ from numba import njit, prange
 
 from trickenv import cards
 from trickenv.engine.kernels import (
+    count_illegal,
+    deal_hands,
     close_trick,
-    deal_groups,
     follow_suit_bits,
     play_card,
     put_bits,
     uniform_int,
-    U1,
 )
 from trickenv.engine.layout import (
     DEALER,
@@ -59,7 +59,7 @@ from trickenv.engine.layout import (
     TRUMP,
 )
 from trickenv.engine.state import State
-from trickenv.games.base import GameSpec, check_bool, check_choice, check_int, check_unknown
+from trickenv.games.base import GameSpec, block_offsets, check_bool, check_choice, check_int, check_unknown
 
 NAME = "farbwechsel"
 OPTIONS = ("num_players", "partnership", "ranking", "switch_ranks", "switch_mode", "rounds")
@@ -119,11 +119,7 @@ def obs_offsets(n: int, tricks: int) -> dict[str, tuple[int, int]]:
         ("dealer", n),
         ("leader", n),
     ]
-    out, off = {}, 0
-    for name, size in blocks:
-        out[name] = (off, size)
-        off += size
-    return out
+    return block_offsets(blocks)
 
 
 # ------------------------------------------------------------------ kernels
@@ -147,25 +143,7 @@ def _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, g, d
     played_by[g, :] = -1
     played_in[g, :] = -1
     trick_trump[g, :] = -1
-    hands[g, :] = 0
-    aux[g, 0] = 0
-    if fixed:
-        for c in range(DECK):
-            seat = deal_row[c]
-            if seat < 0:
-                aux[g, 0] |= U1 << np.uint64(c)
-            else:
-                hands[g, seat] |= U1 << np.uint64(c)
-    else:
-        caps = np.empty(n + 1, np.int64)
-        for p in range(n):
-            caps[p] = hand
-        caps[n] = DECK - n * hand
-        groups = np.empty(n + 1, np.uint64)
-        deal_groups(rng, g, caps, groups)
-        for p in range(n):
-            hands[g, p] = groups[p]
-        aux[g, 0] = groups[n]
+    deal_hands(hands, aux, rng, g, deal_row, fixed, n, hand, DECK)
     for k in range(4):
         s[g, TRICK + k] = -1
         s[g, TRICKS + k] = 0
@@ -407,21 +385,11 @@ def _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, 
     _write_obs(hands, trick_trump, s, cfg, g, s[g, TO_ACT], obs)
 
 
-@njit(inline="always")
-def _count_illegal(cfg, actions, mask):
-    bad = 0
-    for g in range(actions.shape[0]):
-        a = actions[g]
-        if a < 0 or a >= cfg[C_ACTIONS] or not mask[g, a]:
-            bad += 1
-    return bad
-
-
 @njit(cache=True)
 def step_kernel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, actions, mask, obs, rewards, done,
                 autoreset):
     """Apply one action per game; return the number of illegal actions (then nothing changes)."""
-    bad = _count_illegal(cfg, actions, mask)
+    bad = count_illegal(actions, mask, cfg[C_ACTIONS])
     empty_row = np.empty(0, np.int8)
     if bad == 0:
         for g in range(s.shape[0]):
@@ -434,7 +402,7 @@ def step_kernel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab,
 def step_kernel_parallel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, actions, mask, obs,
                          rewards, done, autoreset):
     """:func:`step_kernel` with the games split over threads (for large batches)."""
-    bad = _count_illegal(cfg, actions, mask)
+    bad = count_illegal(actions, mask, cfg[C_ACTIONS])
     empty_row = np.empty(0, np.int8)
     if bad == 0:
         for g in prange(s.shape[0]):

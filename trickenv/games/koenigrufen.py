@@ -19,6 +19,7 @@ from numba import njit, prange
 
 from trickenv import cards
 from trickenv.engine.kernels import (
+    count_illegal,
     bit,
     close_trick,
     deal_groups,
@@ -56,7 +57,7 @@ from trickenv.engine.layout import (
     TRUMP,
 )
 from trickenv.engine.state import State
-from trickenv.games.base import GameSpec, check_choice, check_int, check_unknown
+from trickenv.games.base import GameSpec, block_offsets, check_choice, check_int, check_unknown
 
 NAME = "koenigrufen"
 NUM_PLAYERS = 4
@@ -141,11 +142,7 @@ def obs_offsets() -> dict[str, tuple[int, int]]:
         ("leader", N),
         ("caller", N),
     ]
-    out, off = {}, 0
-    for name, size in blocks:
-        out[name] = (off, size)
-        off += size
-    return out
+    return block_offsets(blocks)
 
 
 _OFF = obs_offsets()
@@ -502,21 +499,11 @@ def _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, 
     _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
 
 
-@njit(inline="always")
-def _count_illegal(cfg, actions, mask):
-    bad = 0
-    for g in range(actions.shape[0]):
-        a = actions[g]
-        if a < 0 or a >= cfg[C_ACTIONS] or not mask[g, a]:
-            bad += 1
-    return bad
-
-
 @njit(cache=True)
 def step_kernel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, actions, mask, obs, rewards, done,
                 autoreset):
     """Apply one action per game; return the number of illegal actions (then nothing changes)."""
-    bad = _count_illegal(cfg, actions, mask)
+    bad = count_illegal(actions, mask, cfg[C_ACTIONS])
     empty_row = np.empty(0, np.int8)
     if bad == 0:
         for g in range(s.shape[0]):
@@ -529,7 +516,7 @@ def step_kernel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab,
 def step_kernel_parallel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, actions, mask, obs,
                          rewards, done, autoreset):
     """:func:`step_kernel` with the games split over threads (for large batches)."""
-    bad = _count_illegal(cfg, actions, mask)
+    bad = count_illegal(actions, mask, cfg[C_ACTIONS])
     empty_row = np.empty(0, np.int8)
     if bad == 0:
         for g in prange(s.shape[0]):
