@@ -344,3 +344,35 @@ def test_order_enforcing_before_reset():
         env.last()
     with pytest.raises(AttributeError, match="before reset"):
         env.agent_selection
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), variant=st.sampled_from([{}, {"deck": 52}, {"bidding": True},
+                                                                 {"deck": 52, "trump": "dealer"}]))
+def test_batched_invariants_on_random_play(seed, variant):
+    """RULES.md section 4 on 16 batched games: each card in one place, masks never empty,
+    tricks of a finished deal add up to the hand size, rewards are the deal scores."""
+    from tests.helpers import conservation_ok, random_legal
+
+    v = trickenv.make_vec("four_tricks", 16, seed=seed, **variant)
+    obs, mask, player = v.reset()
+    rng = np.random.default_rng(seed)
+    hand = v.spec.hand_size
+    for _ in range(130):
+        assert mask.any(axis=1).all()
+        obs, mask, player, rew, done = v.step(random_legal(mask, rng))
+        for g in np.flatnonzero(done):
+            s = v.state.s[g]
+            assert s[ft.LAST_TRICKS:ft.LAST_TRICKS + 3].sum() == hand
+            assert list(rew[g]) == list(s[ft.LAST_SCORES:ft.LAST_SCORES + 3])
+        assert all(conservation_ok(v.state, g, 3, v.spec.deck) for g in range(0, 16, 5))
+
+
+def test_human_render_prints_the_table(capsys):
+    env = four_tricks_v0.env(render_mode="human")
+    env.reset(options={"deal": DEAL_A, "dealer": 2})
+    env.step(TRUMP_ACTION + 2)
+    out = capsys.readouterr().out
+    assert "trump ♥ hearts" in out and "hand of P0" in out
+    with pytest.raises(ValueError, match="render_mode must be None or one of"):
+        four_tricks_v0.env(render_mode="rgb_array")
