@@ -49,9 +49,9 @@ def bench_aec(game: str, options: dict, seconds: float) -> float:
             return steps / (time.perf_counter() - start)
 
 
-def bench_vec(game: str, options: dict, batch: int, seconds: float) -> tuple[float, float]:
+def bench_vec(game: str, options: dict, batch: int, seconds: float, threads: int | None) -> tuple[float, float]:
     """(env steps per second, policy ns per decision) of the batched env."""
-    v = trickenv.make_vec(game, batch, seed=0, **options)
+    v = trickenv.make_vec(game, batch, seed=0, threads=threads, **options)
     agent = RandomAgent(0)
     obs, mask, player = v.reset()
     for _ in range(3):  # warm up
@@ -75,21 +75,25 @@ def main() -> None:
     ap.add_argument("--games", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     ap.add_argument("--batches", nargs="+", type=int, default=[256, 1024, 4096, 16384])
     ap.add_argument("--seconds", type=float, default=3.0, help="timing budget per row")
+    ap.add_argument("--threads", nargs="+", type=int, default=None,
+                    help="numba thread counts to time (default: 1 and all)")
     args = ap.parse_args()
 
     import numba
 
     print(f"numba {numba.__version__}, {numba.config.NUMBA_NUM_THREADS} threads, numpy {np.__version__}")
     print()
-    print("| game | env | batch | decision steps/s | policy ns/decision |")
-    print("|---|---|---:|---:|---:|")
+    threads = args.threads or sorted({1, numba.config.NUMBA_NUM_THREADS})
+    print("| game | env | batch | threads | decision steps/s | policy ns/decision |")
+    print("|---|---|---:|---:|---:|---:|")
     for game in args.games:
         options = VARIANTS[game]
         rate = bench_aec(game, options, args.seconds)
-        print(f"| {game} | AEC (agent_iter/last/step) | 1 | {rate:,.0f} | incl. |", flush=True)
+        print(f"| {game} | AEC (agent_iter/last/step) | 1 | 1 | {rate:,.0f} | incl. |", flush=True)
         for b in args.batches:
-            rate, pol = bench_vec(game, options, b, args.seconds)
-            print(f"| {game} | batched (obs + mask) | {b} | {rate:,.0f} | {pol:.1f} |", flush=True)
+            for k in threads:
+                rate, pol = bench_vec(game, options, b, args.seconds, k)
+                print(f"| {game} | batched (obs + mask) | {b} | {k} | {rate:,.0f} | {pol:.1f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -376,3 +376,19 @@ def test_human_render_prints_the_table(capsys):
     assert "trump ♥ hearts" in out and "hand of P0" in out
     with pytest.raises(ValueError, match="render_mode must be None or one of"):
         four_tricks_v0.env(render_mode="rgb_array")
+
+
+def test_thread_counts_give_identical_games():
+    runs = []
+    for threads in (None, 1, 2):
+        v = trickenv.make_vec("four_tricks", 200, seed=4, threads=threads)
+        obs, mask, _ = v.reset()
+        rng = np.random.default_rng(0)
+        for _ in range(60):
+            obs, mask, _, _, _ = v.step(mask.argmax(axis=1) if rng.random() < 0.5 else (mask * rng.random(mask.shape)).argmax(axis=1))
+        runs.append((obs.copy(), v.state.s.copy()))
+    for obs, s in runs[1:]:
+        assert np.array_equal(obs, runs[0][0]) and np.array_equal(s, runs[0][1])
+    assert trickenv.make_vec("four_tricks", 10).threads == 0  # small batch: plain kernel
+    with pytest.raises(ValueError, match="threads must be a positive integer"):
+        trickenv.make_vec("four_tricks", 10, threads=0)

@@ -22,10 +22,10 @@ def make(game: str, render_mode: str | None = None, **options: Any):
 
 
 def make_vec(
-    game: str, num_envs: int, seed: int | None = None, parallel: bool | None = None, **options: Any
+    game: str, num_envs: int, seed: int | None = None, threads: int | None = None, **options: Any
 ) -> VecEnv:
     """``num_envs`` games of ``game`` stepped together (see :class:`trickenv.vector.VecEnv`)."""
-    return VecEnv(make_spec(game, **options), num_envs, seed=seed, parallel=parallel)
+    return VecEnv(make_spec(game, **options), num_envs, seed=seed, threads=threads)
 
 
 def __getattr__(name: str):

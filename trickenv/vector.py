@@ -12,7 +12,7 @@ from trickenv.engine.layout import PHASE, TO_ACT
 from trickenv.games.base import GameSpec
 
 
-PARALLEL_FROM = 128  # batch size from which step uses the multi-threaded kernel
+PARALLEL_FROM = 128  # batch size from which step uses the threaded kernel by default
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -25,14 +25,15 @@ class VecEnv:
     """``num_envs`` independent games of one game spec, stepped together.
 
     ``reset`` and ``step`` return the env's own buffers as read-only views:
-    they are overwritten by the next call, so copy what you keep. ``parallel``
-    chooses the multi-threaded step kernel (default: from 128 games). A game whose
+    they are overwritten by the next call, so copy what you keep. ``threads``
+    sets how many numba threads ``step`` uses (default: all of them from 128
+    games on, else the single-threaded kernel). A game whose
     episode ends is restarted at once with a new random deal (and dealer) from
     its own generator; ``done`` flags that step and ``rewards`` holds the
     final deal's scores.
     """
 
-    def __init__(self, spec: GameSpec, num_envs: int, seed: int | None = None, parallel: bool | None = None) -> None:
+    def __init__(self, spec: GameSpec, num_envs: int, seed: int | None = None, threads: int | None = None) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.spec = spec
@@ -54,12 +55,17 @@ class VecEnv:
         self._use_deal = np.zeros(b, np.bool_)
         self._dealers = np.full(b, -1, np.int32)
         self._ready = False
-        # Threads pay off from a few hundred games on an otherwise idle machine; both kernels
-        # give identical games. parallel=False is the robust choice when other work shares the cores.
-        if parallel is None:
-            parallel = self.num_envs >= PARALLEL_FROM and numba.config.NUMBA_NUM_THREADS > 1
-        self.parallel = bool(parallel)
-        self._step_kernel = spec.step_kernel_parallel if self.parallel else spec.step_kernel
+        # Both step kernels give identical games. The threaded one (numba parfor) also compiles
+        # to code about twice as fast per game, even on one thread (LLVM may assume its arrays
+        # do not alias), so it serves every explicit thread count; the plain kernel has the
+        # lower call overhead that small batches and the AEC env need.
+        if threads is None:
+            self.threads = numba.config.NUMBA_NUM_THREADS if self.num_envs >= PARALLEL_FROM else 0
+        else:
+            if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+                raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
+            self.threads = min(int(threads), numba.config.NUMBA_NUM_THREADS)
+        self._step_kernel = spec.step_kernel_parallel if self.threads else spec.step_kernel
 
     # ----------------------------------------------------------------- API
     def reset(
@@ -118,10 +124,18 @@ class VecEnv:
         if a.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers (action ids), got dtype {a.dtype}")
         np.copyto(self._actions, a, casting="unsafe")
-        bad = self._step_kernel(
-            *self.state.arrays(), self.spec.cfg, self.spec.tab, self._actions, self._mask, self._obs,
-            self._rewards, self._done, True,
-        )
+        outer = numba.get_num_threads() if self.threads else 0
+        switch = outer != self.threads
+        if switch:
+            numba.set_num_threads(self.threads)
+        try:
+            bad = self._step_kernel(
+                *self.state.arrays(), self.spec.cfg, self.spec.tab, self._actions, self._mask, self._obs,
+                self._rewards, self._done, True,
+            )
+        finally:
+            if switch:
+                numba.set_num_threads(outer)
         if bad:
             raise ValueError(self._illegal_message(bad))
         np.copyto(self._player, self.state.s[:, TO_ACT])
