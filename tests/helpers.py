@@ -36,6 +36,15 @@ def play_aec(env, rng: np.random.Generator, seed=None, options=None, check=None)
     return total, final
 
 
+def finish_randomly(env, rng: np.random.Generator) -> None:
+    """Play random legal actions until the episode ends (infos of the last deal stay readable)."""
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            return
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
 def conservation_ok(state, g: int, n: int, deck: int) -> bool:
     """Each card in exactly one place: a hand, played (trick or taken), or undealt/stock."""
     count = np.zeros(deck, int)

@@ -11,7 +11,7 @@ import trickenv
 from trickenv import cards
 from trickenv.engine.layout import DEALS_DONE, PHASE, PH_PLAY, PH_TRUMP, TRICK_NO, TRUMP
 from trickenv.games import farbwechsel as fw
-from tests.helpers import conservation_ok
+from tests.helpers import conservation_ok, finish_randomly
 
 C, S, H, D = 0, 1, 2, 3
 TRUMP_ACTION = {"C": 32, "S": 33, "H": 34, "D": 35}
@@ -348,12 +348,7 @@ def test_set_aside_cards_scored_by_nobody():
         "7C QC 7H 8H 9H JH KH QD JD 9D",
     ]
     env = reset(deal=deal, dealer=2)
-    rng = np.random.default_rng(3)
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            break
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    finish_randomly(env, np.random.default_rng(3))
     info = env.infos["player_0"]
     assert sum(info["points"]) == 120 - 21
     assert info["set_aside_points"] == 21
@@ -374,12 +369,7 @@ def test_rounds_rotate_dealer_and_add_totals():
     assert state(env).s[0, fw.CHANGES] == 0 and state(env).s[0, fw.LAST_CHANGES] == 4
     env.step(TRUMP_ACTION["S"])
     assert env.agent_selection == "player_1"
-    rng = np.random.default_rng(0)
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            break
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    finish_randomly(env, np.random.default_rng(0))
     info = env.infos["player_0"]
     assert info["round"] == 2
     assert info["first_trump"] == "S"

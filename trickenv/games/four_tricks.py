@@ -289,6 +289,10 @@ def _write_obs(hands, played_by, s, cfg, g, seat, obs):
     obs[g, o_leader + (lead - seat + N) % N] = 1
 
 
+# Entry kernels: the same thin loops in every game. A shared loop taking the game's
+# functions as arguments would be recompiled in every process (numba cannot cache it).
+
+
 @njit(cache=True)
 def reset_kernel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, deal_rows, use_deal, dealers, mask, obs):
     """Start a new episode in every game (from ``deal_rows[g]`` where ``use_deal[g]``)."""
