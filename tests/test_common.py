@@ -60,7 +60,7 @@ def _aec_games(game, options, rng_states):
     envs = []
     for st in rng_states:
         e = trickenv.make(game, **options)
-        e.unwrapped.state.rng[0] = st
+        e.unwrapped.game.rng[0] = st
         e.reset()
         envs.append(e)
     return envs
@@ -179,3 +179,16 @@ def test_observation_ignores_other_hands(game, options):
                     v.state = real
         obs, mask, _, _, _ = v.step(random_legal(mask, rng))
     assert checked > 100
+
+
+@pytest.mark.parametrize("game,options", VARIANTS[:1] + [v for v in VARIANTS if v[0] != "four_tricks"][:1], ids=IDS[:2])
+def test_global_state_is_every_seat_observation(game, options):
+    env = trickenv.make(game, **options)
+    env.reset(seed=3)
+    for _ in range(7):
+        obs = env.observe(env.agent_selection)
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    state = env.state()
+    assert env.unwrapped.state_space.contains(state)
+    expected = np.concatenate([env.observe(a)["observation"] for a in env.possible_agents])
+    assert np.array_equal(state, expected)

@@ -43,7 +43,7 @@ def play(env, actions, expect_seats=None):
 
 
 def state(env):
-    return env.unwrapped.state
+    return env.unwrapped.game
 
 
 def trump_now(env) -> int:

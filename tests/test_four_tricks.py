@@ -54,7 +54,7 @@ def test_trump_beats_the_led_suit_and_follow_suit_decides_the_rest():
     env.step(0)  # C3
     env.step(12)  # S3
     env.step(24)  # H3, a trump
-    assert list(env.unwrapped.state.s[0, ft.TRICKS:ft.TRICKS + 3]) == [0, 0, 1]
+    assert list(env.unwrapped.game.s[0, ft.TRICKS:ft.TRICKS + 3]) == [0, 0, 1]
     assert env.agent_selection == "player_2"  # the winner leads
     play_lowest(env)
     assert rewards(env) == [-4, -4, -12]
@@ -142,7 +142,7 @@ def test_rounds_rotate_the_dealer_and_add_up():
     assert not any(env.terminations.values())
     assert env.infos["player_1"]["round"] == 1 and env.infos["player_1"]["totals"] == [-8, -4, 4]
     assert not env.infos["player_1"]["match_over"] and env.infos["player_1"]["winners"] is None
-    assert env.unwrapped.state.s[0, ft.DEALER] == 0 and env.agent_selection == "player_1"
+    assert env.unwrapped.game.s[0, ft.DEALER] == 0 and env.agent_selection == "player_1"
     play_lowest(env)
     info = env.infos["player_0"]
     assert info["round"] == 2
@@ -273,7 +273,7 @@ def test_deal_needs_a_dealer_and_text_cards_are_accepted():
     from trickenv import cards
     text = [cards.cards_str(h, 48) for h in DEAL_A]
     env.reset(options={"deal": text, "dealer": 2})
-    assert env.unwrapped.state.hands[0, 0] == sum(1 << c for c in DEAL_A[0])
+    assert env.unwrapped.game.hands[0, 0] == sum(1 << c for c in DEAL_A[0])
 
 
 def test_bad_actions_in_the_aec_env():

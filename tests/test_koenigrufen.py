@@ -65,8 +65,8 @@ def run(env, actions) -> None:
 
 def finish_lowest(env) -> None:
     """Play the current deal to its end, each seat playing its lowest legal card (never declaring)."""
-    start = env.state.s[0, DEALS_DONE]
-    while env.state.s[0, DEALS_DONE] == start:
+    start = env.game.s[0, DEALS_DONE]
+    while env.game.s[0, DEALS_DONE] == start:
         env.step(min(a for a in legal(env) if a < 32))
 
 
@@ -233,8 +233,8 @@ def test_call_phase_hides_second_batch_and_allows_any_call():
         assert o[off["caller"][0] + (0 - seat) % 4] == 1
     # the second batch is in no hand but kept aside in aux[1 + seat] (conservation)
     for p in range(4):
-        assert int(env.state.hands[0, p]) == sum(1 << x for x in cs(DEAL_B[p])[:4])
-        assert int(env.state.aux[0, 1 + p]) == sum(1 << x for x in cs(DEAL_B[p])[4:])
+        assert int(env.game.hands[0, p]) == sum(1 << x for x in cs(DEAL_B[p])[:4])
+        assert int(env.game.aux[0, 1 + p]) == sum(1 << x for x in cs(DEAL_B[p])[4:])
     with pytest.raises(ValueError, match="illegal action 64"):
         env.step(64)  # a marriage during the call
     with pytest.raises(ValueError, match="illegal action 0"):
@@ -242,7 +242,7 @@ def test_call_phase_hides_second_batch_and_allows_any_call():
     with pytest.raises(ValueError, match="out of range"):
         env.step(69)
     env.step(call("AS"))
-    assert env.state.s[0, kr.TRUMP] == 1  # spades
+    assert env.game.s[0, kr.TRUMP] == 1  # spades
     for seat in range(4):
         o = env.observe(f"player_{seat}")["observation"]
         assert set(np.flatnonzero(o[:32]).tolist()) == set(cs(DEAL_B[seat]))
@@ -267,7 +267,7 @@ def test_call_phase_hides_second_batch_and_allows_any_call():
 def test_partner_determination(deal, called, mode, partner, alone_kind, holder):
     env = new_env(deal, partner_from=mode)
     env.step(call(called))
-    s = env.state.s[0]
+    s = env.game.s[0]
     assert s[kr.PARTNER] == (-1 if partner is None else partner)
     assert s[kr.HOLDER] == holder
     off = kr.obs_offsets()["own_status"][0]
@@ -321,7 +321,7 @@ def test_duties_exact_masks():
     with pytest.raises(ValueError, match="illegal action"):
         env.step(c("8H"))
     env.step(c("JH"))  # seat 3 wins trick 1
-    assert seat_to_act(env) == 3 and env.state.s[0, kr.POINTS + 3] == 10
+    assert seat_to_act(env) == 3 and env.game.s[0, kr.POINTS + 3] == 10
     # trick 2: no declarations any more
     assert legal(env) == set(cs("8H 10H 7H QH AD 7D 8D"))
     env.step(c("7H"))
@@ -632,9 +632,9 @@ def test_match_rounds_rotate_dealer_and_total():
     assert pay == [1, 1, -1, -1] and info["totals"] == [1, 1, -1, -1] and info["round"] == 1
     assert not env.terminations["player_0"]
     # the second deal: dealer 0, caller 1, in the call phase with 4 cards each
-    assert env.state.s[0, kr.DEALER] == 0 and seat_to_act(env) == 1
+    assert env.game.s[0, kr.DEALER] == 0 and seat_to_act(env) == 1
     assert legal(env) == set(range(32, 64))
-    assert all(bin(int(h)).count("1") == 4 for h in env.state.hands[0])
+    assert all(bin(int(h)).count("1") == 4 for h in env.game.hands[0])
     finish_lowest_after_call(env)
     pay2, info2 = result(env)
     assert info2["round"] == 2 and info2["caller"] == 1
@@ -668,7 +668,7 @@ def test_caller_cannot_see_who_is_partner():
     ex, ey = new_env(x), new_env(y)
     for env in (ex, ey):
         run(env, [call("AS"), c("AC")])
-    assert ex.state.s[0, kr.PARTNER] == 1 and ey.state.s[0, kr.PARTNER] == 2
+    assert ex.game.s[0, kr.PARTNER] == 1 and ey.game.s[0, kr.PARTNER] == 2
     ox, oy = obs_all(ex), obs_all(ey)
     for seat in (0, 3):
         assert np.array_equal(ox[seat], oy[seat]), seat
@@ -689,7 +689,7 @@ def test_second_batch_holder_knows_caller_alone_nobody_else_does():
     assert not np.array_equal(ox[2], oy[2])
     for env in (ex, ey):
         run(env, [call("AH"), c("AC"), c("8C")])
-    assert ex.state.s[0, kr.PARTNER] == -1 and ey.state.s[0, kr.PARTNER] == 2
+    assert ex.game.s[0, kr.PARTNER] == -1 and ey.game.s[0, kr.PARTNER] == 2
     ox, oy = obs_all(ex), obs_all(ey)
     for seat in (0, 1, 3):
         assert np.array_equal(ox[seat], oy[seat]), seat
@@ -881,7 +881,7 @@ def test_random_games_match_reference(seed, mode, declare):
     """Masks, winners and payments agree with an independent reference; invariants hold."""
     env = raw_env(partner_from=mode)
     env.reset(seed=seed)
-    st_ = env.state
+    st_ = env.game
     dealer = int(st_.s[0, kr.DEALER])
     ref = Reference([_bits(h) for h in st_.hands[0]], [_bits(st_.aux[0, 1 + p]) for p in range(4)], dealer, mode)
     rng = np.random.default_rng(seed)

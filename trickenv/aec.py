@@ -55,8 +55,8 @@ class TrickEnv(AECEnv):
         act_space = spaces.Discrete(spec.num_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
-        self.state = spec.new_state(1)
-        self.state.rng[:] = seed_states(None, 1)
+        self.game = spec.new_state(1)  # the engine state of this one game
+        self.game.rng[:] = seed_states(None, 1)
         self._obs = np.zeros((1, spec.obs_size), np.int8)
         self._mask = np.zeros((1, spec.num_actions), np.bool_)
         self._rewards = np.zeros((1, spec.num_players), np.float32)
@@ -68,6 +68,8 @@ class TrickEnv(AECEnv):
         self._use_deal = np.zeros(1, np.bool_)
         self._dealer = np.full(1, -1, np.int32)
         self._cfg_args = (spec.cfg, spec.tab)
+        # PettingZoo's optional global state: every seat's observation, seat 0 first.
+        self.state_space = spaces.Box(0, 1, (spec.num_players * spec.obs_size,), np.int8)
 
     def observation_space(self, agent: str) -> spaces.Space:
         """Observation space of ``agent`` (the same for all)."""
@@ -81,7 +83,7 @@ class TrickEnv(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new episode; ``options={"deal": [...], "dealer": d}`` fixes the first deal."""
         if seed is not None:
-            self.state.rng[:] = seed_states(seed, 1)
+            self.game.rng[:] = seed_states(seed, 1)
         options = options or {}
         unknown = set(options) - set(RESET_OPTIONS)
         if unknown:
@@ -98,7 +100,7 @@ class TrickEnv(AECEnv):
         elif dealer is not None:
             self._dealer[0] = check_dealer(dealer, self.spec.num_players)
         self.spec.reset_kernel(
-            *self.state.arrays(), *self._cfg_args, self._deal_row, self._use_deal, self._dealer, self._mask, self._obs
+            *self.game.arrays(), *self._cfg_args, self._deal_row, self._use_deal, self._dealer, self._mask, self._obs
         )
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -106,22 +108,30 @@ class TrickEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[int(self.state.s[0, TO_ACT])]
+        self.agent_selection = self.possible_agents[int(self.game.s[0, TO_ACT])]
         self._fresh = True  # self._obs / self._mask belong to agent_selection
         self.events: list[dict] = []  # the episode's game events so far (see GameSpec.step_events)
         self.last_events: list[dict] = []  # events of the last step
+
+    def state(self) -> np.ndarray:
+        """Global view for centralized critics: the observations of all seats, seat 0 first."""
+        seats = np.arange(self.spec.num_players, dtype=np.int64)
+        arrays = [np.repeat(a, self.spec.num_players, axis=0) for a in self.game.arrays()[:-1]]
+        out = np.empty((self.spec.num_players, self.spec.obs_size), np.int8)
+        self.spec.observe_kernel(*arrays, *self._cfg_args, seats, out)
+        return out.reshape(-1)
 
     # ------------------------------------------------------------ observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """What ``agent`` knows now, and its legal actions (all zero when not to act)."""
         seat = self.agent_name_mapping[agent]
-        acting = agent == self.agent_selection and self.state.s[0, PHASE] != PH_DONE
+        acting = agent == self.agent_selection and self.game.s[0, PHASE] != PH_DONE
         if acting and self._fresh:
             obs = self._obs[0].copy()
         else:
             self._seat[0] = seat
             obs = np.empty((1, self.spec.obs_size), np.int8)
-            self.spec.observe_kernel(*self.state.arrays()[:-1], *self._cfg_args, self._seat, obs)
+            self.spec.observe_kernel(*self.game.arrays()[:-1], *self._cfg_args, self._seat, obs)
             obs = obs[0]
         mask = self._mask[0].view(np.int8).copy() if acting else self._no_mask.copy()
         return {"observation": obs, "action_mask": mask}
@@ -137,21 +147,21 @@ class TrickEnv(AECEnv):
         if a is None:
             return
         self._action[0] = a
-        deals_before = self.state.s[0, DEALS_DONE]
-        s_before = self.state.s[0].copy() if self.spec.step_events is not None else None
+        deals_before = self.game.s[0, DEALS_DONE]
+        s_before = self.game.s[0].copy() if self.spec.step_events is not None else None
         self.spec.step_kernel(
-            *self.state.arrays(), *self._cfg_args, self._action, self._mask, self._obs, self._rewards, self._done, False
+            *self.game.arrays(), *self._cfg_args, self._action, self._mask, self._obs, self._rewards, self._done, False
         )
         self._cumulative_rewards[agent] = 0
         if s_before is not None:
-            self.last_events = self.spec.step_events(self.spec, self.state, 0, s_before)
+            self.last_events = self.spec.step_events(self.spec, self.game, 0, s_before)
             self.events.extend(self.last_events)
-        deal_ended = self.state.s[0, DEALS_DONE] != deals_before
+        deal_ended = self.game.s[0, DEALS_DONE] != deals_before
         if deal_ended:
             r = self._rewards[0]
             for i, name in enumerate(self.agents):
                 self.rewards[name] = float(r[i])
-            info = self.spec.infos(self.spec, self.state, 0)
+            info = self.spec.infos(self.spec, self.game, 0)
             self.infos = {name: dict(info) for name in self.agents}
         elif any(self.rewards.values()):
             self.rewards = {name: 0.0 for name in self.agents}
@@ -159,7 +169,7 @@ class TrickEnv(AECEnv):
             self.terminations = {name: True for name in self.agents}
             nxt = (self.agent_name_mapping[agent] + 1) % self.spec.num_players
         else:
-            nxt = int(self.state.s[0, TO_ACT])
+            nxt = int(self.game.s[0, TO_ACT])
         self.agent_selection = self.possible_agents[nxt]
         self._fresh = True
         self._accumulate_rewards()
@@ -180,7 +190,7 @@ class TrickEnv(AECEnv):
             return a
         if self.illegal_action == "raise":
             legal = ", ".join(f"{x} ({self.spec.action_str(x)})" for x in np.flatnonzero(self._mask[0]))
-            phase = self.spec.phase_name(int(self.state.s[0, PHASE]))
+            phase = self.spec.phase_name(int(self.game.s[0, PHASE]))
             raise ValueError(
                 f"illegal action {a} ({self.spec.action_str(a)}) for {agent} in phase {phase}; legal: {legal}"
             )
@@ -195,7 +205,7 @@ class TrickEnv(AECEnv):
         self.terminations = {name: True for name in self.agents}
         self.truncations = {name: True for name in self.agents}
         self.infos = {name: {"illegal_action": name == agent} for name in self.agents}
-        self.state.s[0, PHASE] = PH_DONE
+        self.game.s[0, PHASE] = PH_DONE
         self._mask[0] = False
         self._accumulate_rewards()
 
@@ -205,7 +215,7 @@ class TrickEnv(AECEnv):
         if self.render_mode is None:
             warn("You are calling render method without specifying any render mode.")
             return None
-        text = self.spec.render_text(self.spec, self.state, 0)
+        text = self.spec.render_text(self.spec, self.game, 0)
         if self.render_mode == "ansi":
             return text
         print(text + "\n")
