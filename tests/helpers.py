@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-import trickenv
-from trickenv.engine.layout import PHASE, PH_DONE
 
 
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -58,13 +56,3 @@ def conservation_ok(state, g: int, n: int, deck: int) -> bool:
         for c in range(deck):
             count[c] += (a >> c) & 1
     return bool((count == 1).all())
-
-
-def is_done(state, g: int = 0) -> bool:
-    """Whether game g's episode is over."""
-    return state.s[g, PHASE] == PH_DONE
-
-
-def make_vec(game: str, num: int, seed: int, **options):
-    """Shorthand for trickenv.make_vec."""
-    return trickenv.make_vec(game, num, seed=seed, **options)

@@ -392,3 +392,15 @@ def test_thread_counts_give_identical_games():
     assert trickenv.make_vec("four_tricks", 10).threads == 0  # small batch: plain kernel
     with pytest.raises(ValueError, match="threads must be a positive integer"):
         trickenv.make_vec("four_tricks", 10, threads=0)
+
+
+def test_card_locations_derive_from_the_state():
+    env = deal_a_env()
+    env.step(TRUMP_ACTION + 2)
+    for a in (0, 12, 24, 25):  # trick 1 (taken by seat 2), then seat 2 leads H4
+        env.step(a)
+    loc = env.unwrapped.game.card_locations(0)
+    assert loc[0] == 8 + 0 and loc[12] == 8 + 1 and loc[24] == 8 + 2  # taken, by who played them
+    assert loc[25] == 4 + 2  # in the current trick
+    assert loc[1] == 0 and loc[13] == 1 and loc[47] == 2  # in hands
+    assert sorted(set(loc.tolist())) == [0, 1, 2, 6, 8, 9, 10]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import numpy as np
-
 from trickenv import cards
 from trickenv.engine.layout import (
     DEALER, LEADER, PHASE, PH_DONE, POINTS, ROUND, TO_ACT, TOTALS, TRICK, TRICK_LEN, TRICK_NO, TRICKS, TRUMP,
@@ -48,9 +46,3 @@ def render_table(spec, state, g: int, extra: Sequence[str] = ()) -> str:
         p = int(s[TO_ACT])
         lines.append(f"hand of P{p}: {hand_text(int(state.hands[g, p]), deck)}")
     return "\n".join(lines)
-
-
-def bits_to_cards(bits: int | np.uint64, deck: int) -> list[int]:
-    """Card ids in a bitset, ascending."""
-    b = int(bits)
-    return [c for c in range(deck) if (b >> c) & 1]

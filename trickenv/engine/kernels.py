@@ -228,16 +228,6 @@ def close_trick(s, g, tab, trick_trump, n):
     return winner
 
 
-@njit(inline="always")
-def reset_deal_fields(played_by, played_in, trick_trump, s, g, n_fields_from, n_fields_to):
-    """Clear the per-deal history of game g and the scalar fields [from, to)."""
-    played_by[g, :] = -1
-    played_in[g, :] = -1
-    trick_trump[g, :] = -1
-    for f in range(n_fields_from, n_fields_to):
-        s[g, f] = 0
-
-
 # ---------------------------------------------------------------- observation
 
 

@@ -55,11 +55,6 @@ class State:
         """Deep copy (search agents simulate on copies)."""
         return State(*(getattr(self, f.name).copy() for f in fields(self)))
 
-    def take(self, index) -> "State":
-        """Copy of the games selected by ``index`` (int, slice or array)."""
-        idx = np.atleast_1d(np.arange(self.batch_size)[index])
-        return State(*(getattr(self, f.name)[idx].copy() for f in fields(self)))
-
     def card_locations(self, g: int = 0) -> np.ndarray:
         """Where every card of game ``g`` is: seat s holds it -> s, in the current
         trick (played by s) -> 4 + s, taken in an earlier trick (played by s) -> 8 + s,

@@ -41,8 +41,8 @@ class GameSpec:
     step_kernel: Callable
     step_kernel_parallel: Callable
     observe_kernel: Callable
-    # deal groups: (seat, batch) of each group of cards a deal lists per seat
-    batch_sizes: Sequence[int] = (0,)
+    # Cards per batch of a seat's deal (King Calling: (4, 4)); empty = one batch of hand_size.
+    batch_sizes: Sequence[int] = ()
     describe_action: Callable[[int], str] | None = None
     infos: Callable[[State, int], dict] | None = None
     render_text: Callable[[State, int], str] | None = None
@@ -79,7 +79,8 @@ class GameSpec:
         dealer = check_dealer(dealer, n)
         if isinstance(deal, (str, bytes)) or not hasattr(deal, "__len__") or len(deal) != n:
             raise ValueError(f"deal must list the cards of each of the {n} seats, got {deal!r}")
-        per_seat = sum(self.batch_sizes)
+        batches = tuple(self.batch_sizes) or (self.hand_size,)
+        per_seat = sum(batches)
         row = np.full(self.deck, UNDEALT, np.int8)
         for seat, hand in enumerate(deal):
             if isinstance(hand, str):
@@ -98,7 +99,7 @@ class GameSpec:
                     raise ValueError(
                         f"card {cards.card_str(c, self.deck)} (id {c}) is dealt twice (seats {row[c] % 4} and {seat})"
                     )
-                row[c] = seat + 4 * (k >= self.batch_sizes[0])
+                row[c] = seat + 4 * (k >= batches[0])
         return row, int(dealer)
 
 

@@ -416,7 +416,7 @@ def make_spec(**options: Any) -> GameSpec:
         num_actions=num_actions, obs_size=obs_size, num_fields=NUM_FIELDS, num_aux=1, cfg=cfg, tab=tab,
         reset_kernel=reset_kernel, step_kernel=step_kernel, step_kernel_parallel=step_kernel_parallel,
         observe_kernel=observe_kernel,
-        batch_sizes=(hand,), describe_action=describe, infos=deal_infos, render_text=render,
+        describe_action=describe, infos=deal_infos, render_text=render,
         extra={"obs_offsets": offsets},
     )
 
