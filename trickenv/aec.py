@@ -68,6 +68,8 @@ class TrickEnv(AECEnv):
         self._use_deal = np.zeros(1, np.bool_)
         self._dealer = np.full(1, -1, np.int32)
         self._cfg_args = (spec.cfg, spec.tab)
+        self.events: list[dict] = []
+        self.last_events: list[dict] = []
         # PettingZoo's optional global state: every seat's observation, seat 0 first.
         self.state_space = spaces.Box(0, 1, (spec.num_players * spec.obs_size,), np.int8)
 
@@ -109,7 +111,6 @@ class TrickEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[int(self.game.s[0, TO_ACT])]
-        self._fresh = True  # self._obs / self._mask belong to agent_selection
         self.events: list[dict] = []  # the episode's game events so far (see GameSpec.step_events)
         self.last_events: list[dict] = []  # events of the last step
 
@@ -126,7 +127,7 @@ class TrickEnv(AECEnv):
         """What ``agent`` knows now, and its legal actions (all zero when not to act)."""
         seat = self.agent_name_mapping[agent]
         acting = agent == self.agent_selection and self.game.s[0, PHASE] != PH_DONE
-        if acting and self._fresh:
+        if acting:  # the last kernel call wrote this seat's observation
             obs = self._obs[0].copy()
         else:
             self._seat[0] = seat
@@ -171,7 +172,6 @@ class TrickEnv(AECEnv):
         else:
             nxt = int(self.game.s[0, TO_ACT])
         self.agent_selection = self.possible_agents[nxt]
-        self._fresh = True
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
