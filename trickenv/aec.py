@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from gymnasium import spaces
@@ -237,3 +237,24 @@ class OrderEnforcing(OrderEnforcingWrapper):
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.last(observe)
+
+
+def bind_game(make_spec: Callable[..., GameSpec], name: str, module: str, title: str) -> tuple[type, Callable]:
+    """PettingZoo's per-game pair for module ``module``: the ``raw_env`` class and ``env()``."""
+
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise", **options: Any) -> None:
+        TrickEnv.__init__(self, make_spec(**options), render_mode, illegal_action)
+
+    raw_env = type("raw_env", (TrickEnv,), {
+        "__init__": __init__,
+        "__module__": module,
+        "__doc__": f"{title} as a PettingZoo AEC env; game options as keyword arguments.",
+        "metadata": {"render_modes": ["human", "ansi"], "name": name, "is_parallelizable": False},
+    })
+
+    def env(render_mode: str | None = None, **options: Any) -> OrderEnforcing:
+        """The AEC env wrapped in an order-enforcing wrapper (PettingZoo's, with a direct ``last``)."""
+        return OrderEnforcing(raw_env(render_mode=render_mode, **options))
+
+    env.__module__ = module
+    return raw_env, env

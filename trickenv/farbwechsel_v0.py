@@ -1,21 +1,11 @@
-"""Farbwechsel as a PettingZoo AEC env: ``env()`` (wrapped) and ``raw_env``."""
+"""Farbwechsel as a PettingZoo AEC env: ``env()`` (wrapped) and ``raw_env``.
+
+Options: see :mod:`trickenv.games.farbwechsel` and docs/observations/farbwechsel.md.
+"""
 
 from __future__ import annotations
 
-
-from trickenv.aec import OrderEnforcing, TrickEnv
+from trickenv.aec import bind_game
 from trickenv.games import farbwechsel
 
-
-class raw_env(TrickEnv):
-    """Farbwechsel, 3 or 4 players; options as in :mod:`trickenv.games.farbwechsel`."""
-
-    metadata = {"render_modes": ["human", "ansi"], "name": "farbwechsel_v0", "is_parallelizable": False}
-
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise", **options) -> None:
-        super().__init__(farbwechsel.make_spec(**options), render_mode, illegal_action)
-
-
-def env(render_mode: str | None = None, **options) -> OrderEnforcing:
-    """The AEC env wrapped in PettingZoo's OrderEnforcingWrapper."""
-    return OrderEnforcing(raw_env(render_mode=render_mode, **options))
+raw_env, env = bind_game(farbwechsel.make_spec, "farbwechsel_v0", __name__, "Farbwechsel (3 or 4 players)")

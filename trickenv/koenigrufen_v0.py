@@ -1,21 +1,11 @@
-"""King Calling (Königrufen) as a PettingZoo AEC env: ``env()`` (wrapped) and ``raw_env``."""
+"""King Calling / Königrufen as a PettingZoo AEC env: ``env()`` (wrapped) and ``raw_env``.
+
+Options: see :mod:`trickenv.games.koenigrufen` and docs/observations/koenigrufen.md.
+"""
 
 from __future__ import annotations
 
-
-from trickenv.aec import OrderEnforcing, TrickEnv
+from trickenv.aec import bind_game
 from trickenv.games import koenigrufen
 
-
-class raw_env(TrickEnv):
-    """King Calling, 4 players; options as in :mod:`trickenv.games.koenigrufen`."""
-
-    metadata = {"render_modes": ["human", "ansi"], "name": "koenigrufen_v0", "is_parallelizable": False}
-
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise", **options) -> None:
-        super().__init__(koenigrufen.make_spec(**options), render_mode, illegal_action)
-
-
-def env(render_mode: str | None = None, **options) -> OrderEnforcing:
-    """The AEC env wrapped in PettingZoo's OrderEnforcingWrapper."""
-    return OrderEnforcing(raw_env(render_mode=render_mode, **options))
+raw_env, env = bind_game(koenigrufen.make_spec, "koenigrufen_v0", __name__, "King Calling / Königrufen (4 players)")

@@ -88,9 +88,10 @@ class VecEnv:
                 d = np.full(b, d)
             if d.shape != (b,):
                 raise ValueError(f"dealers must be one seat or {b} seats (one per game), got shape {d.shape}")
-            for g, x in enumerate(d.tolist()):
-                if not isinstance(x, int) or not 0 <= x < self.num_players:
-                    raise ValueError(f"dealers[{g}] must be a seat 0..{self.num_players - 1}, got {x!r}")
+            bad = np.flatnonzero((d < 0) | (d >= self.num_players)) if d.dtype.kind in "iu" else np.arange(b)
+            if bad.size:
+                g = int(bad[0])
+                raise ValueError(f"dealers[{g}] must be a seat 0..{self.num_players - 1}, got {d[g].item()!r}")
             self._dealers[:] = d
         if deals is not None:
             if len(deals) != b:
