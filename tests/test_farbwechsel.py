@@ -278,6 +278,54 @@ def test_ten_above_king_and_natural_ranking():
     assert list(state(env).s[0, fw.POINTS:fw.POINTS + 3]) == [0, 17, 0]
 
 
+def test_trump_ten_ten_beats_king_only_in_trump():
+    # ranking="trump_ten": 10C led, seat 1 (void in clubs) discards 7S, seat 2 follows with KC.
+    # Clubs trump: A > 10 > K in trump, seat 0 wins 14; diamonds trump: natural K > 10, seat 2 wins.
+    env = reset({"ranking": "trump_ten"}, deal=DEAL_B)
+    play(env, ["trump C", "10C", "7S", "KC"])
+    assert list(state(env).s[0, fw.POINTS:fw.POINTS + 3]) == [14, 0, 0]
+    env = reset({"ranking": "trump_ten"}, deal=DEAL_B)
+    play(env, ["trump D", "10C", "7S", "KC"])
+    assert list(state(env).s[0, fw.POINTS:fw.POINTS + 3]) == [0, 0, 14]
+    assert env.agent_selection == "player_2"
+    # Outside trump the 10 ranks below the jack too: 10C led, JC follows, trump D -> JC wins.
+    env = reset({"ranking": "trump_ten"}, deal=DEAL_B)
+    play(env, ["trump D", "10C", "7S", "JC"])
+    assert list(state(env).s[0, fw.POINTS:fw.POINTS + 3]) == [0, 0, 12]
+
+
+def test_trump_ten_change_of_trump_flips_the_same_trick():
+    # Trump D declared; trick 0 makes clubs (QC) or spades (QS) trump; trick 1 is the same
+    # three cards either way: 10C, 7D (seat 1 is void in clubs), KC.
+    #   clubs trump:  10C beats KC (trump order)   -> seat 0 takes 10 + 0 + 4 = 14
+    #   spades trump: KC beats 10C (natural order) -> seat 2 takes 14
+    for first, expect_winner in (("C", 0), ("S", 2)):
+        env = reset({"ranking": "trump_ten"}, deal=DEAL_B)
+        play(env, ["trump D", "Q" + first, "7S", "J" + first])  # seat 0 wins trick 0 (Q > J)
+        assert trump_now(env) == "CSHD".index(first)
+        before = list(state(env).s[0, fw.POINTS:fw.POINTS + 3])
+        play(env, ["10C", "7D", "KC"], expect_seats=[0, 1, 2])
+        gained = [a - b for a, b in zip(state(env).s[0, fw.POINTS:fw.POINTS + 3], before)]
+        assert gained == [14 if p == expect_winner else 0 for p in range(3)], first
+        assert env.agent_selection == f"player_{expect_winner}"
+    # The same two tricks under "skat" (10 > K in every suit): seat 0 wins trick 1 both times.
+    for first in "CS":
+        env = reset(deal=DEAL_B)
+        play(env, ["trump D", "Q" + first, "7S", "J" + first, "10C", "7D", "KC"])
+        assert env.agent_selection == "player_0"
+
+
+def test_trump_ten_card_table():
+    spec = fw.make_spec(ranking="trump_ten")
+    from trickenv.engine.layout import TAB_STRENGTH, TAB_TRUMP_STRENGTH
+    faces = ["7", "8", "9", "10", "J", "Q", "K", "A"]
+    plain = sorted(range(8), key=lambda r: spec.tab[TAB_STRENGTH, r])
+    trump = sorted(range(8), key=lambda r: spec.tab[TAB_TRUMP_STRENGTH, r])
+    assert [faces[r] for r in plain] == ["7", "8", "9", "10", "J", "Q", "K", "A"]
+    assert [faces[r] for r in trump] == ["7", "8", "9", "J", "Q", "K", "10", "A"]
+    assert spec.options["ranking"] == "trump_ten"
+
+
 # ---------------------------------------------------------------- scoring
 
 
@@ -515,7 +563,8 @@ def test_observation_blocks_after_two_tricks():
 @given(seed=st.integers(0, 2**31 - 1),
        variant=st.sampled_from([{}, {"num_players": 4}, {"num_players": 4, "partnership": True},
                                 {"switch_ranks": ("Q", "J")}, {"switch_mode": "cycle"},
-                                {"ranking": "natural", "switch_mode": "cycle", "switch_ranks": ("Q", "J")}]))
+                                {"ranking": "natural", "switch_mode": "cycle", "switch_ranks": ("Q", "J")},
+                                {"ranking": "trump_ten"}, {"ranking": "trump_ten", "num_players": 4}]))
 def test_random_deals_keep_the_invariants(seed, variant):
     env = trickenv.make("farbwechsel", **variant)
     spec = env.unwrapped.spec
@@ -556,6 +605,104 @@ def test_random_deals_keep_the_invariants(seed, variant):
             assert c["new_trump"] == c["card_str"][-1]
     assert info["trump"] == tt[-1]
     assert env.unwrapped.events == [dict(c, event="trump_change", round=0) for c in info["trump_changes"]]
+
+
+class Referee:
+    """An independent, plain-Python Farbwechsel (docs/rules.md section 1) to replay games against."""
+
+    ORDERS = {  # faces from weakest to strongest: (outside trump, in trump)
+        "skat": ("7 8 9 J Q K 10 A", "7 8 9 J Q K 10 A"),
+        "natural": ("7 8 9 10 J Q K A", "7 8 9 10 J Q K A"),
+        "trump_ten": ("7 8 9 10 J Q K A", "7 8 9 J Q K 10 A"),
+    }
+
+    def __init__(self, hands, dealer, n, ranking, switch_ranks, cycle):
+        self.hands = [set(h) for h in hands]
+        self.n, self.dealer, self.cycle = n, dealer, cycle
+        self.order = [o.split() for o in self.ORDERS[ranking]]
+        self.switch = set(switch_ranks)
+        self.trump = None
+        self.leader = (dealer + 1) % n
+        self.trick: list[tuple[int, int]] = []
+        self.points = [0] * n
+        self.trick_trumps: list[int] = []
+
+    @staticmethod
+    def face(c):
+        return ["7", "8", "9", "10", "J", "Q", "K", "A"][c % 8]
+
+    def power(self, c, led):
+        s = c // 8
+        if s == self.trump:
+            return 100 + self.order[1].index(self.face(c))
+        if s == led:
+            return self.order[0].index(self.face(c))
+        return -1
+
+    def legal(self, seat):
+        if self.trump is None:
+            return {32, 33, 34, 35}
+        hand = self.hands[seat]
+        if self.trick:
+            same = {c for c in hand if c // 8 == self.trick[0][1] // 8}
+            if same:
+                return same
+        return set(hand)
+
+    def to_act(self):
+        if self.trump is None:
+            return self.dealer
+        return (self.leader + len(self.trick)) % self.n
+
+    def step(self, a):
+        if self.trump is None:
+            self.trump = a - 32
+            return
+        seat = self.to_act()
+        self.hands[seat].remove(a)
+        self.trick.append((seat, a))
+        if len(self.trick) < self.n:
+            return
+        led = self.trick[0][1] // 8
+        winner = max(self.trick, key=lambda sc: self.power(sc[1], led))[0]
+        pts = {"A": 11, "10": 10, "K": 4, "Q": 3, "J": 2}
+        self.points[winner] += sum(pts.get(self.face(c), 0) for _, c in self.trick)
+        self.trick_trumps.append(self.trump)
+        switching = [c for _, c in self.trick if self.face(c) in self.switch]
+        if switching and any(self.hands):  # no change after the last trick
+            self.trump = (self.trump + len(switching)) % 4 if self.cycle else switching[-1] // 8
+        self.trick = []
+        self.leader = winner
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1),
+       variant=st.sampled_from([{}, {"ranking": "natural"}, {"ranking": "trump_ten"},
+                                {"ranking": "trump_ten", "num_players": 4},
+                                {"ranking": "trump_ten", "switch_ranks": ("Q", "J")},
+                                {"ranking": "trump_ten", "switch_mode": "cycle"},
+                                {"num_players": 4, "switch_ranks": ("Q", "J"), "switch_mode": "cycle"}]))
+def test_random_games_match_referee(seed, variant):
+    """Masks, seat to act, trick winners, trumps and points agree with the plain-Python referee."""
+    env = trickenv.make("farbwechsel", **variant).unwrapped
+    spec = env.spec
+    n = spec.num_players
+    env.reset(seed=seed)
+    hands = [{c for c in range(32) if (int(env.game.hands[0, p]) >> c) & 1} for p in range(n)]
+    ref = Referee(hands, int(env.game.s[0, fw.DEALER]), n, spec.options["ranking"],
+                  spec.options["switch_ranks"], spec.options["switch_mode"] == "cycle")
+    rng = np.random.default_rng(seed)
+    while not env.terminations["player_0"]:
+        seat = ref.to_act()
+        assert env.agent_selection == f"player_{seat}"
+        legal = set(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist())
+        assert legal == ref.legal(seat)
+        a = int(rng.choice(sorted(legal)))
+        ref.step(a)
+        env.step(a)
+    info = env.infos["player_0"]
+    assert info["points"] == ref.points
+    assert info["trick_trumps"] == ["CSHD"[x] for x in ref.trick_trumps]
 
 
 @settings(max_examples=15, deadline=None)

@@ -19,6 +19,8 @@ from trickenv.games import koenigrufen as kr
 from trickenv.koenigrufen_v0 import raw_env
 
 HUNDRED = 68
+ALL_TRICKS = 69
+BIG = {HUNDRED, ALL_TRICKS}  # the two big declarations, legal together until one is made
 STRENGTH_ORDER = ["7", "8", "9", "J", "Q", "K", "10", "A"]  # RULES.md: A > 10 > K > O > U > 9 > 8 > 7
 
 
@@ -161,16 +163,16 @@ def play_a(deal, called: str, decls=None, **options):
 
 def test_spec_defaults():
     spec = kr.make_spec()
-    assert spec.num_actions == 69 and spec.num_players == 4 and spec.deck == 32
+    assert spec.num_actions == 70 and spec.num_players == 4 and spec.deck == 32
     assert spec.options == {"partner_from": "first_batch", "rounds": 1}
-    assert spec.obs_size == sum(size for _, size in spec.extra["obs_offsets"].values()) == 446
+    assert spec.obs_size == sum(size for _, size in spec.extra["obs_offsets"].values()) == 450
     # strength A > 10 > K > O > U > 9 > 8 > 7 and points: aces and tens 10 each
     order = sorted(range(8), key=lambda r: spec.tab[1, r])
     assert [cards.card_str(r, 32)[:-1] for r in order] == STRENGTH_ORDER
     assert spec.tab[2].sum() == 80 and spec.tab[2, c("AH")] == 10 and spec.tab[2, c("10D")] == 10
     assert spec.tab[2, c("KH")] == 0
     assert spec.action_str(call("AH")) == "call AH" and spec.action_str(marriage("D")) == "marriage diamonds"
-    assert spec.action_str(HUNDRED) == "hundred"
+    assert spec.action_str(HUNDRED) == "hundred" and spec.action_str(ALL_TRICKS) == "all tricks"
 
 
 @pytest.mark.parametrize(
@@ -239,8 +241,10 @@ def test_call_phase_hides_second_batch_and_allows_any_call():
         env.step(64)  # a marriage during the call
     with pytest.raises(ValueError, match="illegal action 0"):
         env.step(0)  # a card during the call
+    with pytest.raises(ValueError, match="illegal action 69"):
+        env.step(ALL_TRICKS)
     with pytest.raises(ValueError, match="out of range"):
-        env.step(69)
+        env.step(70)
     env.step(call("AS"))
     assert env.game.s[0, kr.TRUMP] == 1  # spades
     for seat in range(4):
@@ -303,21 +307,21 @@ DEAL_DUTY = [
 def test_duties_exact_masks():
     env = new_env(DEAL_DUTY)
     run(env, [call("AH")])
-    # seat 0 leads: anything, the spade marriage (KS QS) or a hundred
-    assert legal(env) == set(cs(DEAL_DUTY[0])) | {marriage("S"), HUNDRED}
+    # seat 0 leads: anything, the spade marriage (KS QS), the hundred or all tricks
+    assert legal(env) == set(cs(DEAL_DUTY[0])) | {marriage("S")} | BIG
     env.step(c("KS"))
     # must beat in suit: KS led, seat 1 holds AS 7S 8S 9S JS -> only AS beats the king
-    assert legal(env) == {c("AS"), HUNDRED}
+    assert legal(env) == {c("AS")} | BIG
     with pytest.raises(ValueError, match="illegal action"):
         env.step(c("7S"))
     with pytest.raises(ValueError, match="illegal action"):
         env.step(c("AH"))
     env.step(c("AS"))
     # must trump: seat 2 void in spades, a spade wins -> any trump (9H KH); diamond marriage possible
-    assert legal(env) == {c("9H"), c("KH"), marriage("D"), HUNDRED}
+    assert legal(env) == {c("9H"), c("KH"), marriage("D")} | BIG
     env.step(c("9H"))
     # must overtrump: 9H wins; seat 3 holds 7H 8H 10H JH QH -> higher: 10H JH(U) QH(O)
-    assert legal(env) == {c("10H"), c("JH"), c("QH"), HUNDRED}
+    assert legal(env) == {c("10H"), c("JH"), c("QH")} | BIG
     with pytest.raises(ValueError, match="illegal action"):
         env.step(c("8H"))
     env.step(c("JH"))  # seat 3 wins trick 1
@@ -359,9 +363,9 @@ def test_must_overtrump_falls_back_to_any_trump():
     ]
     env = new_env(deal)
     run(env, [call("AC"), c("AS"), c("10C")])
-    assert legal(env) == {c("7C"), c("8C"), HUNDRED}
+    assert legal(env) == {c("7C"), c("8C")} | BIG
     env.step(c("8C"))
-    assert legal(env) == {c("KS"), HUNDRED, marriage("C"), marriage("D")}  # follows spades
+    assert legal(env) == {c("KS"), marriage("C"), marriage("D")} | BIG  # follows spades
     env.step(c("KS"))
     assert seat_to_act(env) == 1  # 10C won
 
@@ -369,37 +373,49 @@ def test_must_overtrump_falls_back_to_any_trump():
 # ================================================================== scoring
 
 
+H, A = kr.BIG_HUNDRED, kr.BIG_ALL_TRICKS
+
+
 @pytest.mark.parametrize(
-    "call_total, call_tricks, declared, def_total, hundred_side, wins, stake",
+    "call_total, call_tricks, declared, def_total, big_side, kind, wins, stake",
     [
-        (50, 4, 0, 40, -1, True, 1),  # threshold 50 reached exactly
-        (49, 4, 0, 41, -1, False, 1),
-        (40, 4, 0, 50, -1, False, 1),
-        (60, 4, 20, 50, -1, True, 1),  # one plain marriage: 60
-        (59, 4, 20, 51, -1, False, 1),
-        (80, 4, 40, 50, -1, True, 1),  # trump marriage: 80
-        (79, 4, 40, 50, -1, False, 1),
-        (100, 4, 60, 50, -1, True, 2),  # 60 declared: 100; reaching 100 -> stake 2
-        (99, 4, 60, 50, -1, False, 1),
-        (120, 5, 80, 30, -1, True, 2),  # 40 + declared beyond the table
-        (119, 5, 80, 30, -1, False, 1),  # defenders win plainly with 30 points
-        (100, 6, 0, 0, -1, True, 2),  # 100 without marriages: stake 2
-        (99, 7, 0, 20, -1, True, 1),
-        (90, 8, 0, 0, -1, True, 4),  # all 8 tricks without a hundred
-        (90, 8, 60, 0, -1, False, 1),  # all 8 tricks, uncounted marriages lift the threshold: defenders win
-        (30, 0, 0, 110, -1, False, 4),  # defenders take all 8
-        (40, 3, 0, 100, -1, False, 2),  # defenders reach 100 (with marriages)
-        (100, 5, 0, 0, 0, True, 3),  # hundred made by points
-        (99, 7, 0, 0, 0, False, 3),  # hundred missed
-        (90, 8, 0, 0, 0, True, 6),  # hundred with all 8 tricks
-        (30, 2, 0, 100, 1, False, 3),  # defenders' hundred made
-        (90, 0, 0, 0, 1, False, 6),  # defenders' hundred with all 8 tricks (call_total irrelevant)
-        (60, 4, 0, 30, 1, True, 3),  # defenders' hundred missed: they lose 3
-        (10, 0, 0, 90, 0, False, 3),  # calling side's hundred missed, defenders took all 8: still 3
+        (50, 4, 0, 40, -1, 0, True, 1),  # threshold 50 reached exactly: plain win
+        (49, 4, 0, 41, -1, 0, False, 1),
+        (40, 4, 0, 50, -1, 0, False, 1),
+        (60, 4, 20, 50, -1, 0, True, 1),  # one plain marriage: 60
+        (59, 4, 20, 51, -1, 0, False, 1),
+        (80, 4, 40, 50, -1, 0, True, 1),  # trump marriage: 80
+        (79, 4, 40, 50, -1, 0, False, 1),
+        (100, 4, 60, 50, -1, 0, True, 2),  # 60 declared: 100; 100+ undeclared: tier 2
+        (99, 4, 60, 50, -1, 0, False, 1),
+        (120, 5, 80, 30, -1, 0, True, 2),  # 40 + declared beyond the table
+        (119, 5, 80, 30, -1, 0, False, 1),  # defenders win plainly with 30 points
+        (100, 6, 0, 0, -1, 0, True, 2),  # 100 without marriages: stake 2
+        (99, 7, 0, 20, -1, 0, True, 1),
+        (90, 8, 0, 0, -1, 0, True, 4),  # all 8 tricks undeclared: 2 + 2
+        (130, 8, 40, 0, -1, 0, True, 4),  # all 8 and 100+, undeclared: still 2 + 2
+        (90, 8, 60, 0, -1, 0, False, 1),  # all 8 tricks, uncounted marriages lift the threshold: defenders win
+        (30, 0, 0, 110, -1, 0, False, 4),  # defenders take all 8
+        (40, 3, 0, 100, -1, 0, False, 2),  # defenders reach 100 (with marriages)
+        (100, 5, 0, 0, 0, H, True, 3),  # hundred declared and made: tier 3
+        (99, 7, 0, 0, 0, H, False, 3),  # hundred missed: the declaring team loses 3
+        (90, 8, 0, 0, 0, H, False, 3),  # hundred missed although all 8 tricks were taken
+        (130, 8, 40, 0, 0, H, True, 5),  # hundred made with undeclared all tricks: 3 + 2
+        (49, 4, 0, 41, 0, H, False, 3),  # a missed hundred ignores the threshold of 50 too
+        (30, 2, 0, 100, 1, H, False, 3),  # defenders' hundred made
+        (0, 0, 40, 130, 1, H, False, 5),  # defenders' hundred with all 8 tricks: 3 + 2
+        (60, 4, 0, 30, 1, H, True, 3),  # defenders' hundred missed: they lose 3
+        (10, 0, 0, 90, 0, H, False, 3),  # calling side's hundred missed, defenders took all 8: still 3
+        (90, 8, 0, 0, 0, A, True, 5),  # all tricks declared and made: 2 + 3
+        (130, 8, 40, 0, 0, A, True, 5),  # ... with 100+ as well: tier 2 (no hundred declared) + 3
+        (80, 7, 0, 10, 0, A, False, 5),  # all tricks missed by one trick: the declaring team loses 5
+        (30, 0, 0, 90, 1, A, False, 5),  # defenders' all tricks made
+        (70, 1, 0, 20, 1, A, True, 5),  # defenders' all tricks missed: they lose 5
+        (20, 0, 60, 90, 0, A, False, 5),  # calling side's all tricks missed: lose 5 whatever the threshold
     ],
 )
-def test_score_deal(call_total, call_tricks, declared, def_total, hundred_side, wins, stake):
-    got = kr.score_deal(call_total, call_tricks, declared, def_total, hundred_side)
+def test_score_deal(call_total, call_tricks, declared, def_total, big_side, kind, wins, stake):
+    got = kr.score_deal(call_total, call_tricks, declared, def_total, big_side, kind)
     assert (bool(got[0]), int(got[1])) == (wins, stake)
 
 
@@ -497,21 +513,23 @@ def test_defenders_marriages_count_for_their_stake():
 def test_defender_hundred_made_by_points():
     env = play_b("AS", PLAY_V, {2: [marriage("C")], 3: [marriage("S"), HUNDRED]})
     pay, info = result(env)
-    assert info["hundred"] == 3 and info["winner"] == "defenders" and info["stake"] == 3
+    assert info["big_declaration"] == "hundred" and info["big_declared_by"] == 3
+    assert info["team_totals"]["defenders"] == 110 and info["winner"] == "defenders" and info["stake"] == 3
     assert pay == [-3, -3, 3, 3]
 
 
 def test_hundred_made_by_points_with_marriages():
     env = play_b("9H", PLAY_B, {0: [marriage("H"), HUNDRED], 1: [marriage("D")]})
     pay, info = result(env)
-    assert info["hundred"] == 0 and info["team_totals"]["calling"] == 110
+    assert info["big_declaration"] == "hundred" and info["big_declared_by"] == 0
+    assert info["team_totals"]["calling"] == 110
     assert info["winner"] == "calling" and info["stake"] == 3 and pay == [3, 3, -3, -3]
 
 
 def test_hundred_missed():
     env = play_b("AS", PLAY_B, {0: [HUNDRED]})  # calling side only reaches 50
     pay, info = result(env)
-    assert info["hundred"] == 0 and info["winner"] == "defenders" and info["stake"] == 3
+    assert info["big_declared_by"] == 0 and info["winner"] == "defenders" and info["stake"] == 3
     assert pay == [-3, -3, 3, 3]
 
 
@@ -522,16 +540,45 @@ def test_a_all_tricks_without_hundred():
     assert info["winner"] == "calling" and info["stake"] == 4 and pay == [4, 4, -4, -4]
 
 
-def test_a_all_tricks_with_hundred():
+def test_a_hundred_missed_despite_all_tricks():
+    # The calling side takes all 8 tricks but only 90 points: a declared hundred is missed (lose 3).
     env = play_a(DEAL_A, "AS", {0: [HUNDRED]})
     pay, info = result(env)
-    assert info["stake"] == 6 and pay == [6, 6, -6, -6]
+    assert info["tricks"] == [0, 8, 0, 0] and info["team_totals"]["calling"] == 90
+    assert info["winner"] == "defenders" and info["stake"] == 3 and pay == [-3, -3, 3, 3]
+
+
+def test_a_hundred_made_with_all_tricks():
+    # Seat 1's trump marriage (40, counted: it wins every trick) lifts the calling side to 130:
+    # the hundred is made (tier 3) and all 8 tricks undeclared add 2.
+    env = play_a(DEAL_A, "AS", {0: [HUNDRED], 1: [marriage("S")]})
+    pay, info = result(env)
+    assert info["team_totals"]["calling"] == 130 and info["tricks"] == [0, 8, 0, 0]
+    assert info["winner"] == "calling" and info["stake"] == 5 and pay == [5, 5, -5, -5]
+
+
+def test_a_all_tricks_declared_and_made():
+    env = play_a(DEAL_A, "AS", {0: [ALL_TRICKS]})
+    pay, info = result(env)
+    assert info["big_declaration"] == "all_tricks" and info["big_declared_by"] == 0
+    assert info["tricks"] == [0, 8, 0, 0] and info["team_totals"]["calling"] == 90
+    assert info["winner"] == "calling" and info["stake"] == 5 and pay == [5, 5, -5, -5]
+
+
+def test_all_tricks_declared_and_missed():
+    # Play B: the calling side (seats 0 and 1) takes 4 tricks and 50 points, enough for the
+    # threshold, but its declared all tricks decides: it loses 5.
+    env = play_b("AS", PLAY_B, {0: [ALL_TRICKS]})
+    pay, info = result(env)
+    assert info["team_totals"]["calling"] == 50 and info["team_tricks"]["calling"] == 4
+    assert info["big_declaration"] == "all_tricks" and info["winner"] == "defenders"
+    assert info["stake"] == 5 and pay == [-5, -5, 5, 5]
 
 
 def test_a_defender_hundred_missed():
     env = play_a(DEAL_A, "AS", {2: [HUNDRED]})
     pay, info = result(env)
-    assert info["hundred"] == 2 and info["winner"] == "calling" and info["stake"] == 3
+    assert info["big_declared_by"] == 2 and info["winner"] == "calling" and info["stake"] == 3
     assert pay == [3, 3, -3, -3]
 
 
@@ -556,13 +603,17 @@ def test_a_counted_and_uncounted_marriages():
     assert info["stake"] == 4 and pay == [4, 4, -4, -4]
 
 
-def test_alone_on_purpose_all_tricks_with_hundred_1v3():
-    env = play_a(DEAL_CALLER_SPADES, "AS", {0: [HUNDRED]})
+def test_alone_on_purpose_big_declarations_1v3():
+    env = play_a(DEAL_CALLER_SPADES, "AS", {0: [ALL_TRICKS]})
     pay, info = result(env)
     assert info["alone_kind"] == "on_purpose" and info["tricks"] == [8, 0, 0, 0]
-    assert info["stake"] == 6 and pay == [18, -6, -6, -6]
-    env = play_a(DEAL_CALLER_SPADES, "AS")
+    assert info["stake"] == 5 and pay == [15, -5, -5, -5]
+    env = play_a(DEAL_CALLER_SPADES, "AS")  # all 8 undeclared: 4
     assert result(env)[0] == [12, -4, -4, -4]
+    env = play_a(DEAL_CALLER_SPADES, "AS", {0: [HUNDRED]})  # 90 points: the hundred is missed
+    assert result(env)[0] == [-9, 3, 3, 3]
+    env = play_a(DEAL_CALLER_SPADES, "AS", {0: [marriage("S"), HUNDRED]})  # 90 + 40: made, 3 + 2
+    assert result(env)[0] == [15, -5, -5, -5]
 
 
 @pytest.mark.parametrize("mode", ["first_batch", "full_hand"])
@@ -581,11 +632,16 @@ def test_alone_by_chance_vs_full_hand():
     env = play_a(DEAL_SUITS, "AH", partner_from="full_hand")
     pay, info = result(env)
     assert info["partner"] == 2 and info["winner"] == "calling" and pay == [4, -4, 4, -4]
-    # seat 2 declares a hundred in trick 1: a defender's hundred (1 v 3) or the partner's (2 v 2)
+    # seat 2 declares all tricks in trick 1: a defender's (1 v 3) or the partner's (2 v 2)
+    env = play_a(DEAL_SUITS, "AH", {2: [ALL_TRICKS]})
+    assert result(env)[0] == [-15, 5, 5, 5]
+    env = play_a(DEAL_SUITS, "AH", {2: [ALL_TRICKS]}, partner_from="full_hand")
+    assert result(env)[0] == [5, -5, 5, -5]
+    # ... or the hundred, missed with 90 points: the declaring team loses 3
     env = play_a(DEAL_SUITS, "AH", {2: [HUNDRED]})
-    assert result(env)[0] == [-18, 6, 6, 6]
+    assert result(env)[0] == [9, -3, -3, -3]
     env = play_a(DEAL_SUITS, "AH", {2: [HUNDRED]}, partner_from="full_hand")
-    assert result(env)[0] == [6, -6, 6, -6]
+    assert result(env)[0] == [-3, 3, -3, 3]
 
 
 # ============================================================== declarations
@@ -594,23 +650,26 @@ def test_alone_by_chance_vs_full_hand():
 def test_declaration_rules():
     env = new_env(DEAL_B)
     run(env, [call("AS")])
-    assert legal(env) == set(cs(DEAL_B[0])) | {marriage("H"), HUNDRED}
+    assert legal(env) == set(cs(DEAL_B[0])) | {marriage("H")} | BIG
     with pytest.raises(ValueError, match="illegal action 64"):
         env.step(marriage("C"))  # seat 0 holds no clubs marriage
     env.step(marriage("H"))
     assert seat_to_act(env) == 0  # a declaration keeps the turn
     assert marriage("H") not in legal(env)  # not twice
     env.step(HUNDRED)
-    assert seat_to_act(env) == 0 and HUNDRED not in legal(env)
+    assert seat_to_act(env) == 0 and not BIG & legal(env)  # at most one big declaration per deal
     env.step(c("AC"))
-    assert legal(env) == {c("8C"), c("10C"), marriage("D")}  # no second hundred
+    assert legal(env) == {c("8C"), c("10C"), marriage("D")}  # none for anybody else either
     with pytest.raises(ValueError, match="illegal action 68"):
         env.step(HUNDRED)
+    with pytest.raises(ValueError, match="illegal action 69"):
+        env.step(ALL_TRICKS)
     off = kr.obs_offsets()
+    o_big = off["big_declaration"][0]
     for seat in range(4):  # declarations are public, seat-relative
         o = env.observe(f"player_{seat}")["observation"]
         rel = (0 - seat) % 4
-        assert o[off["hundred"][0] + rel] == 1 and o[off["hundred"][0]:off["hundred"][0] + 4].sum() == 1
+        assert o[o_big + rel * 2 + 0] == 1 and o[o_big:o_big + 8].sum() == 1  # kind 0: the hundred
         assert o[off["marriages"][0] + rel * 4 + 2] == 1
     run(env, cs("8C QC JC"))
     assert seat_to_act(env) == 0
@@ -769,7 +828,8 @@ class Reference:
         self.trump = -1
         self.partner = -1
         self.marr = [set() for _ in range(4)]
-        self.hundred = -1
+        self.big_by = -1  # seat of the big declaration
+        self.big = None  # "hundred" or "all"
         self.tricks = [0] * 4
         self.points = [0] * 4
         self.payments = None
@@ -804,8 +864,8 @@ class Reference:
             for s in range(4):
                 if {8 * s + 5, 8 * s + 6} <= hand and s not in self.marr[self.to_act]:
                     out.add(64 + s)
-            if self.hundred < 0:
-                out.add(68)
+            if self.big_by < 0:
+                out |= {68, 69}
         return out
 
     def step(self, a: int) -> None:
@@ -824,8 +884,8 @@ class Reference:
             self.phase = "play"
             return
         if a >= 64:
-            if a == 68:
-                self.hundred = p
+            if a in (68, 69):
+                self.big_by, self.big = p, ("hundred" if a == 68 else "all")
             else:
                 self.marr[p].add(a - 64)
             return
@@ -855,15 +915,20 @@ class Reference:
         for q in range(4):
             total[q in side] += self.points[q] + (val[q] if self.tricks[q] else 0)
             tricks[q in side] += self.tricks[q]
-        if self.hundred >= 0:
-            team = self.hundred in side
-            made = tricks[team] == 8 or total[team] >= 100
+        if self.big_by >= 0:
+            team = self.big_by in side
+            made = total[team] >= 100 if self.big == "hundred" else tricks[team] == 8
             call_wins = team if made else not team
-            stake = 6 if made and tricks[team] == 8 else 3
         else:
+            made = False
             need = 50 if declared == 0 else 40 + declared
             call_wins = total[True] >= need
-            stake = 4 if tricks[call_wins] == 8 else 2 if total[call_wins] >= 100 else 1
+        if self.big_by >= 0 and not made:
+            stake = 3 if self.big == "hundred" else 5
+        else:
+            all8 = tricks[call_wins] == 8
+            tier = 3 if made and self.big == "hundred" else 2 if total[call_wins] >= 100 or all8 else 1
+            stake = tier + (3 if made and self.big == "all" else 2 if all8 else 0)
         sign = 1 if call_wins else -1
         if len(side) == 1:
             return [sign * stake * 3 if q == self.caller else -sign * stake for q in range(4)]
@@ -940,7 +1005,7 @@ def test_vec_illegal_action_raises():
     with pytest.raises(ValueError, match="illegal"):
         env.step(np.zeros(4, np.int64))  # card 0 during the call
     with pytest.raises(ValueError, match="out of range"):
-        env.step(np.full(4, 69))
+        env.step(np.full(4, 70))
 
 
 def test_vec_fixed_deal_matches_aec():

@@ -15,6 +15,7 @@ ALL_VARIANTS = [
     ("four_tricks", {"win_at": 12, "bidding": True, "rounds": 4}),
     ("farbwechsel", {}),
     ("farbwechsel", {"ranking": "natural"}),
+    ("farbwechsel", {"ranking": "trump_ten"}),
     ("farbwechsel", {"switch_ranks": ("Q", "J")}),
     ("farbwechsel", {"switch_mode": "cycle"}),
     ("farbwechsel", {"num_players": 4}),

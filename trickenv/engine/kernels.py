@@ -17,6 +17,7 @@ from trickenv.engine.layout import (
     TAB_POINTS,
     TAB_STRENGTH,
     TAB_SUIT,
+    TAB_TRUMP_STRENGTH,
     TO_ACT,
     TRICK,
     TRICK_LEN,
@@ -176,12 +177,18 @@ def follow_suit_bits(hand, led_suit, ranks):
 
 
 @njit(inline="always")
+def strength(tab, card, trump):
+    """Trick-taking strength of ``card`` within its suit while ``trump`` is trump."""
+    return tab[TAB_TRUMP_STRENGTH if tab[TAB_SUIT, card] == trump else TAB_STRENGTH, card]
+
+
+@njit(inline="always")
 def beats(tab, challenger, best, trump):
     """Whether ``challenger`` beats the card ``best`` currently winning a trick."""
     cs = tab[TAB_SUIT, challenger]
     bs = tab[TAB_SUIT, best]
     if cs == bs:
-        return tab[TAB_STRENGTH, challenger] > tab[TAB_STRENGTH, best]
+        return strength(tab, challenger, trump) > strength(tab, best, trump)
     return cs == trump and trump != NO_TRUMP
 
 
@@ -277,8 +284,10 @@ def duty_bits(hand, s, g, tab, ranks, must_trump, must_beat):
     best = current_winner_card(s, g, tab)
     if tab[TAB_SUIT, best] != suit:
         return cand
+    trump = s[g, TRUMP]
+    top = strength(tab, best, trump)
     higher = U0
     for c in range(suit * ranks, suit * ranks + ranks):
-        if (cand >> np.uint64(c)) & U1 and tab[TAB_STRENGTH, c] > tab[TAB_STRENGTH, best]:
+        if (cand >> np.uint64(c)) & U1 and strength(tab, c, trump) > top:
             higher |= bit(c)
     return higher if higher != U0 else cand

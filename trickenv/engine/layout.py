@@ -37,6 +37,7 @@ GAME_FIELDS = 38  # first column a game may use for its own fields
 
 # Rows of the int32 card table ``tab`` passed to every kernel (length = deck).
 TAB_SUIT = 0
-TAB_STRENGTH = 1  # trick-taking strength within a suit, higher wins
+TAB_STRENGTH = 1  # trick-taking strength within a suit that is not trump, higher wins
 TAB_POINTS = 2  # card points
-TAB_GAME = 3  # first row a game may use
+TAB_TRUMP_STRENGTH = 3  # strength within the trump suit (differs from TAB_STRENGTH only in trump_ten)
+TAB_GAME = 4  # first row a game may use

@@ -8,7 +8,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from trickenv import cards
-from trickenv.engine.layout import PHASE_NAMES
+from trickenv.engine.layout import (
+    PHASE_NAMES, TAB_GAME, TAB_POINTS, TAB_STRENGTH, TAB_SUIT, TAB_TRUMP_STRENGTH,
+)
 from trickenv.engine.state import State
 
 UNDEALT = -1
@@ -101,6 +103,29 @@ class GameSpec:
                     )
                 row[c] = seat + 4 * (k >= batches[0])
         return row, int(dealer)
+
+
+def card_table(
+    suit: np.ndarray,
+    strength: np.ndarray,
+    points: np.ndarray,
+    trump_strength: np.ndarray | None = None,
+    game_rows: int = 0,
+    width: int | None = None,
+) -> np.ndarray:
+    """The int32 card table every kernel reads (rows ``engine.layout.TAB_*``, one column per card).
+
+    ``trump_strength`` defaults to ``strength`` (the order is the same in trump);
+    ``game_rows`` zeroed rows follow from ``TAB_GAME`` on; ``width`` (>= deck) leaves
+    room for a game's own per-column data.
+    """
+    deck = len(suit)
+    tab = np.zeros((TAB_GAME + game_rows, width or deck), np.int32)
+    tab[TAB_SUIT, :deck] = suit
+    tab[TAB_STRENGTH, :deck] = strength
+    tab[TAB_POINTS, :deck] = points
+    tab[TAB_TRUMP_STRENGTH, :deck] = strength if trump_strength is None else trump_strength
+    return tab
 
 
 def block_offsets(blocks: Sequence[tuple[str, int]]) -> dict[str, tuple[int, int]]:

@@ -1,8 +1,10 @@
 """Farbwechsel (RULES.md section 1): trump changes after every trick that holds a queen.
 
 Options (defaults in brackets): ``num_players`` 3 | 4 [3]; ``partnership``
-[False] (4 players only: seats 0+2 vs 1+3); ``ranking`` "skat" | "natural"
-["skat": A > 10 > K > Q > J > 9 > 8 > 7]; ``switch_ranks`` ("Q",) | ("Q", "J")
+[False] (4 players only: seats 0+2 vs 1+3); ``ranking`` "skat" | "natural" |
+"trump_ten" ["skat": A > 10 > K > Q > J > 9 > 8 > 7 in every suit; "natural":
+A > K > Q > J > 10 > ...; "trump_ten": natural except in the trump suit, where
+the 10 ranks just below the ace]; ``switch_ranks`` ("Q",) | ("Q", "J")
 [("Q",)]; ``switch_mode`` "last_suit" | "cycle" ["last_suit"]; ``rounds``
 deals per episode [1].
 
@@ -48,7 +50,6 @@ from trickenv.engine.layout import (
     ROUND,
     TAB_GAME,
     TAB_POINTS,
-    TAB_STRENGTH,
     TAB_SUIT,
     TO_ACT,
     TOTALS,
@@ -59,11 +60,11 @@ from trickenv.engine.layout import (
     TRUMP,
 )
 from trickenv.engine.state import State
-from trickenv.games.base import GameSpec, block_offsets, check_bool, check_choice, check_int, check_unknown
+from trickenv.games.base import GameSpec, block_offsets, card_table, check_bool, check_choice, check_int, check_unknown
 
 NAME = "farbwechsel"
 OPTIONS = ("num_players", "partnership", "ranking", "switch_ranks", "switch_mode", "rounds")
-RANKINGS = ("skat", "natural")
+RANKINGS = ("skat", "natural", "trump_ten")
 SWITCH_MODES = ("last_suit", "cycle")
 SWITCH_RANKS = (("Q",), ("Q", "J"))
 DECK = 32
@@ -73,6 +74,12 @@ MAX_TRICKS = 10
 # Trick strength of ranks 7 8 9 10 J Q K A (ids 0..7 within a suit).
 SKAT_STRENGTH = (0, 1, 2, 6, 3, 4, 5, 7)  # A > 10 > K > Q > J > 9 > 8 > 7
 NATURAL_STRENGTH = (0, 1, 2, 3, 4, 5, 6, 7)  # face order
+# ranking -> (strength outside trump, strength in trump)
+STRENGTHS = {
+    "skat": (SKAT_STRENGTH, SKAT_STRENGTH),
+    "natural": (NATURAL_STRENGTH, NATURAL_STRENGTH),
+    "trump_ten": (NATURAL_STRENGTH, SKAT_STRENGTH),
+}
 CARD_POINTS = (0, 0, 0, 10, 2, 3, 4, 11)
 RANK_INDEX = {"J": 4, "Q": 5}
 
@@ -460,12 +467,11 @@ def make_spec(**options: Any) -> GameSpec:
     sides = 2 if partnership else n
     par = MAX_POINTS // sides
     num_actions = DECK + 4
-    strength = SKAT_STRENGTH if ranking == "skat" else NATURAL_STRENGTH
-    tab = np.zeros((TAB_GAME + 1, DECK), np.int32)
+    plain, in_trump = STRENGTHS[ranking]
     ids = np.arange(DECK)
-    tab[TAB_SUIT] = ids // RANKS
-    tab[TAB_STRENGTH] = np.asarray(strength)[ids % RANKS]
-    tab[TAB_POINTS] = np.asarray(CARD_POINTS)[ids % RANKS]
+    rank = ids % RANKS
+    tab = card_table(ids // RANKS, np.asarray(plain)[rank], np.asarray(CARD_POINTS)[rank],
+                     trump_strength=np.asarray(in_trump)[rank], game_rows=1)
     for r in switch_ranks:
         tab[TAB_SWITCH, ids % RANKS == RANK_INDEX[r]] = 1
     cfg = np.zeros(NUM_CFG, np.int32)

@@ -44,8 +44,6 @@ from trickenv.engine.layout import (
     POINTS,
     ROUND,
     TAB_GAME,
-    TAB_POINTS,
-    TAB_STRENGTH,
     TAB_SUIT,
     TO_ACT,
     TOTALS,
@@ -56,7 +54,7 @@ from trickenv.engine.layout import (
     TRUMP,
 )
 from trickenv.engine.state import State
-from trickenv.games.base import GameSpec, block_offsets, check_bool, check_choice, check_int, check_unknown
+from trickenv.games.base import GameSpec, block_offsets, card_table, check_bool, check_choice, check_int, check_unknown
 
 NAME = "four_tricks"
 NUM_PLAYERS = 3
@@ -388,10 +386,9 @@ def make_spec(**options: Any) -> GameSpec:
     ranks = cards.num_ranks(deck)
     num_actions = deck + 4 + hand + 1
     width = max(deck, len(schedule) if schedule else 0)
-    tab = np.zeros((TAB_GAME + 1, width), np.int32)
-    tab[TAB_SUIT, :deck] = np.arange(deck) // ranks
-    tab[TAB_STRENGTH, :deck] = np.arange(deck) % ranks  # A > K > Q > J > 10 > ... : face order
-    tab[TAB_POINTS, :deck] = 0
+    ids = np.arange(deck)
+    # A > K > Q > J > 10 > ...: face order; no card points.
+    tab = card_table(ids // ranks, ids % ranks, np.zeros(deck), game_rows=1, width=width)
     if schedule:
         tab[TAB_GAME, : len(schedule)] = schedule
     cfg = np.zeros(10, np.int32)

@@ -5,8 +5,9 @@ Options (defaults in brackets): ``partner_from`` "first_batch" | "full_hand"
 among the other seats' first 4 cards, or the holder after the full deal);
 ``rounds`` deals per episode [1].
 
-Actions (Discrete(69)): ``c`` plays card c (0..31); ``32 + c`` calls card c;
-``64 + s`` declares the marriage (K + O) in suit s; ``68`` declares a hundred.
+Actions (Discrete(70)): ``c`` plays card c (0..31); ``32 + c`` calls card c;
+``64 + s`` declares the marriage (K + O) in suit s; ``68`` declares the hundred,
+``69`` all tricks (the two "big" declarations: at most one per deal).
 The observation layout is in docs/observations/koenigrufen.md.
 """
 
@@ -45,8 +46,6 @@ from trickenv.engine.layout import (
     PHASE,
     POINTS,
     ROUND,
-    TAB_POINTS,
-    TAB_STRENGTH,
     TAB_SUIT,
     TO_ACT,
     TOTALS,
@@ -57,6 +56,7 @@ from trickenv.engine.layout import (
     TRUMP,
 )
 from trickenv.engine.state import State
+from trickenv.games import base
 from trickenv.games.base import GameSpec, block_offsets, check_choice, check_int, check_unknown
 
 NAME = "koenigrufen"
@@ -72,7 +72,8 @@ PARTNER_MODES = ("first_batch", "full_hand")
 A_CALL = DECK  # 32 + c: call card c
 A_MARRIAGE = 2 * DECK  # 64 + s: marriage in suit s
 A_HUNDRED = 2 * DECK + 4  # 68
-NUM_ACTIONS = A_HUNDRED + 1
+A_ALL_TRICKS = A_HUNDRED + 1  # 69
+NUM_ACTIONS = A_ALL_TRICKS + 1
 
 # Ranks (index in the 32-card deck) and values.
 RANK_TEN, RANK_O, RANK_K, RANK_A = 3, 5, 6, 7
@@ -84,6 +85,10 @@ MARRIAGE_PLAIN = 20
 BASE_THRESHOLD = 50  # no marriage declared by the calling side
 MARRIAGE_BASE = 40  # threshold = 40 + declared marriage points otherwise
 HUNDRED = 100
+# Big declarations (BIG_KIND field): none, the hundred, all tricks.
+NO_BIG, BIG_HUNDRED, BIG_ALL_TRICKS = 0, 1, 2
+BIG_NAMES = (None, "hundred", "all_tricks")
+MISSED_STAKE = (0, 3, 5)  # what the declaring team loses when it misses (by kind)
 
 # Alone kinds (ALONE field).
 WITH_PARTNER, ALONE_ON_PURPOSE, ALONE_BY_CHANCE = 0, 1, 2
@@ -97,20 +102,22 @@ HOLDER = GAME_FIELDS + 3  # seat holding the called card after the full deal, -1
 ALONE = GAME_FIELDS + 4  # WITH_PARTNER / ALONE_ON_PURPOSE / ALONE_BY_CHANCE, -1 before the call
 REVEALED = GAME_FIELDS + 5  # 1 once the called card is played (sides public)
 MARR = GAME_FIELDS + 6  # 4 slots: bitset of the suits whose marriage the seat declared
-HUNDRED_BY = GAME_FIELDS + 10  # seat that declared the hundred, -1 = none
-LAST_CALLER = GAME_FIELDS + 11
-LAST_CALLED = GAME_FIELDS + 12
-LAST_PARTNER = GAME_FIELDS + 13
-LAST_ALONE = GAME_FIELDS + 14
-LAST_MARR = GAME_FIELDS + 15  # 4 slots
-LAST_HUNDRED_BY = GAME_FIELDS + 19
-LAST_CALL_TOTAL = GAME_FIELDS + 20
-LAST_DEF_TOTAL = GAME_FIELDS + 21
-LAST_CALL_WINS = GAME_FIELDS + 22
-LAST_STAKE = GAME_FIELDS + 23
-LAST_THRESHOLD = GAME_FIELDS + 24
-LAST_HOLDER = GAME_FIELDS + 25
-NUM_FIELDS = GAME_FIELDS + 26
+BIG_BY = GAME_FIELDS + 10  # seat that made the big declaration (hundred or all tricks), -1 = none
+BIG_KIND = GAME_FIELDS + 11  # NO_BIG / BIG_HUNDRED / BIG_ALL_TRICKS
+LAST_CALLER = GAME_FIELDS + 12
+LAST_CALLED = GAME_FIELDS + 13
+LAST_PARTNER = GAME_FIELDS + 14
+LAST_ALONE = GAME_FIELDS + 15
+LAST_MARR = GAME_FIELDS + 16  # 4 slots
+LAST_BIG_BY = GAME_FIELDS + 20
+LAST_BIG_KIND = GAME_FIELDS + 21
+LAST_CALL_TOTAL = GAME_FIELDS + 22
+LAST_DEF_TOTAL = GAME_FIELDS + 23
+LAST_CALL_WINS = GAME_FIELDS + 24
+LAST_STAKE = GAME_FIELDS + 25
+LAST_THRESHOLD = GAME_FIELDS + 26
+LAST_HOLDER = GAME_FIELDS + 27
+NUM_FIELDS = GAME_FIELDS + 28
 
 # aux columns: 0 = undealt rest (always empty: all 32 cards are dealt), 1 + p = seat p's second batch
 # until the call is made.
@@ -134,7 +141,7 @@ def obs_offsets() -> dict[str, tuple[int, int]]:
         ("own_status", 3),
         ("sides", N + 1),
         ("marriages", N * 4),
-        ("hundred", N),
+        ("big_declaration", N * 2),
         ("points", N * POINT_LEVELS),
         ("tricks", N * (HAND + 1)),
         ("phase", NUM_PHASES),
@@ -154,7 +161,7 @@ O_CALLED = _OFF["called"][0]
 O_OWN = _OFF["own_status"][0]
 O_SIDES = _OFF["sides"][0]
 O_MARR = _OFF["marriages"][0]
-O_HUNDRED = _OFF["hundred"][0]
+O_BIG = _OFF["big_declaration"][0]
 O_POINTS = _OFF["points"][0]
 O_TRICKS = _OFF["tricks"][0]
 O_PHASE = _OFF["phase"][0]
@@ -169,35 +176,45 @@ OBS_SIZE = sum(size for _, size in _OFF.values())
 
 @njit(inline="always")
 def score_deal(call_total: int, call_tricks: int, call_declared: int, def_total: int,
-               hundred_side: int) -> tuple[bool, int]:
+               big_side: int, big_kind: int) -> tuple[bool, int]:
     """Result of a deal: (calling side wins, stake) from the two team totals.
 
     ``call_declared`` is the marriage points the calling side declared (counted
-    or not: they set its threshold); ``hundred_side`` is -1 (no hundred), 0 (the
-    calling side declared it) or 1 (the defenders did). RULES.md section 2.
+    or not: they set its threshold); ``big_side`` is -1 (no big declaration), 0
+    (the calling side made it) or 1 (the defenders did), ``big_kind`` its kind
+    (BIG_HUNDRED or BIG_ALL_TRICKS). docs/rules.md section 2 (Result, Stakes).
     """
     def_tricks = HAND - call_tricks
-    if hundred_side >= 0:
-        if hundred_side == 0:
+    made = False
+    if big_side >= 0:
+        if big_side == 0:
             total, tricks = call_total, call_tricks
         else:
             total, tricks = def_total, def_tricks
-        made = tricks == HAND or total >= HUNDRED
-        stake = (6 if tricks == HAND else 3) if made else 3
-        return (hundred_side == 0) == made, stake
-    threshold = BASE_THRESHOLD if call_declared == 0 else MARRIAGE_BASE + call_declared
-    call_wins = call_total >= threshold
+        made = total >= HUNDRED if big_kind == BIG_HUNDRED else tricks == HAND
+        call_wins = (big_side == 0) == made
+        if not made:
+            return call_wins, MISSED_STAKE[big_kind]
+    else:
+        threshold = BASE_THRESHOLD if call_declared == 0 else MARRIAGE_BASE + call_declared
+        call_wins = call_total >= threshold
     if call_wins:
         total, tricks = call_total, call_tricks
     else:
         total, tricks = def_total, def_tricks
-    if tricks == HAND:
-        stake = 4
-    elif total >= HUNDRED:
-        stake = 2
+    if made and big_kind == BIG_HUNDRED:
+        tier = 3
+    elif total >= HUNDRED or tricks == HAND:
+        tier = 2
     else:
-        stake = 1
-    return call_wins, stake
+        tier = 1
+    if made and big_kind == BIG_ALL_TRICKS:
+        bonus = 3
+    elif tricks == HAND:
+        bonus = 2
+    else:
+        bonus = 0
+    return call_wins, tier + bonus
 
 
 @njit(inline="always")
@@ -265,7 +282,8 @@ def _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab,
     s[g, HOLDER] = -1
     s[g, ALONE] = -1
     s[g, REVEALED] = 0
-    s[g, HUNDRED_BY] = -1
+    s[g, BIG_BY] = -1
+    s[g, BIG_KIND] = NO_BIG
     s[g, LEADER] = caller
     s[g, TO_ACT] = caller
     s[g, PHASE] = PH_CALL
@@ -342,11 +360,11 @@ def _finish_deal(s, cfg, g, rewards):
         else:
             def_pts += s[g, POINTS + q]
             def_cnt += cnt
-    hb = s[g, HUNDRED_BY]
-    hundred_side = -1 if hb < 0 else (0 if hb == caller or hb == partner else 1)
+    big_by = s[g, BIG_BY]
+    big_side = -1 if big_by < 0 else (0 if big_by == caller or big_by == partner else 1)
     call_total = call_pts + call_cnt
     def_total = def_pts + def_cnt
-    call_wins, stake = score_deal(call_total, call_tricks, call_decl, def_total, hundred_side)
+    call_wins, stake = score_deal(call_total, call_tricks, call_decl, def_total, big_side, s[g, BIG_KIND])
     pay(rewards, g, call_wins, stake, caller, partner)
     for q in range(N):
         sc = np.int32(rewards[g, q])
@@ -361,7 +379,8 @@ def _finish_deal(s, cfg, g, rewards):
     s[g, LAST_PARTNER] = partner
     s[g, LAST_ALONE] = s[g, ALONE]
     s[g, LAST_HOLDER] = s[g, HOLDER]
-    s[g, LAST_HUNDRED_BY] = hb
+    s[g, LAST_BIG_BY] = big_by
+    s[g, LAST_BIG_KIND] = s[g, BIG_KIND]
     s[g, LAST_CALL_TOTAL] = call_total
     s[g, LAST_DEF_TOTAL] = def_total
     s[g, LAST_CALL_WINS] = call_wins
@@ -381,8 +400,9 @@ def _apply(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a
         return False
     if a >= A_MARRIAGE:
         # A declaration: the same player stays to act.
-        if a == A_HUNDRED:
-            s[g, HUNDRED_BY] = p
+        if a >= A_HUNDRED:
+            s[g, BIG_BY] = p
+            s[g, BIG_KIND] = BIG_HUNDRED if a == A_HUNDRED else BIG_ALL_TRICKS
         else:
             s[g, MARR + p] |= 1 << (a - A_MARRIAGE)
         return False
@@ -420,7 +440,9 @@ def _write_mask(hands, s, cfg, tab, g, mask):
             for su in range(4):
                 pair = (hand >> np.uint64(su * RANKS + RANK_O)) & np.uint64(3)  # O and K are adjacent ranks
                 mask[g, A_MARRIAGE + su] = pair == np.uint64(3) and not (m >> su) & 1
-            mask[g, A_HUNDRED] = s[g, HUNDRED_BY] < 0
+            free = s[g, BIG_BY] < 0
+            mask[g, A_HUNDRED] = free
+            mask[g, A_ALL_TRICKS] = free
     elif ph == PH_CALL:
         for k in range(DECK):
             mask[g, A_CALL + k] = True
@@ -459,14 +481,14 @@ def _write_obs(hands, played_by, s, cfg, g, seat, obs):
                 obs[g, O_SIDES + (partner - seat + N) % N] = 1
             else:
                 obs[g, O_SIDES + N] = 1
-    hb = s[g, HUNDRED_BY]
+    big_by = s[g, BIG_BY]
+    if big_by >= 0:
+        obs[g, O_BIG + ((big_by - seat + N) % N) * 2 + s[g, BIG_KIND] - 1] = 1
     for q in range(N):
         rel = (q - seat + N) % N
         m = s[g, MARR + q]
         for su in range(4):
             obs[g, O_MARR + rel * 4 + su] = (m >> su) & 1
-        if hb == q:
-            obs[g, O_HUNDRED + rel] = 1
         obs[g, O_POINTS + rel * POINT_LEVELS + s[g, POINTS + q] // 10] = 1
         obs[g, O_TRICKS + rel * (HAND + 1) + s[g, TRICKS + q]] = 1
     obs[g, O_PHASE + s[g, PHASE]] = 1
@@ -541,12 +563,9 @@ def observe_kernel(hands, aux, played_by, played_in, trick_trump, s, cfg, tab, s
 
 def card_table() -> np.ndarray:
     """The int32 card table: suit, strength (A > 10 > K > O > U > 9 > 8 > 7), points (A and 10: 10)."""
-    tab = np.zeros((3, DECK), np.int32)
     ids = np.arange(DECK)
-    tab[TAB_SUIT] = ids // RANKS
-    tab[TAB_STRENGTH] = np.array(STRENGTH)[ids % RANKS]
-    tab[TAB_POINTS] = np.where(np.isin(ids % RANKS, (RANK_TEN, RANK_A)), 10, 0)
-    return tab
+    return base.card_table(ids // RANKS, np.array(STRENGTH)[ids % RANKS],
+                           np.where(np.isin(ids % RANKS, (RANK_TEN, RANK_A)), 10, 0))
 
 
 def make_spec(**options: Any) -> GameSpec:
@@ -573,13 +592,15 @@ def make_spec(**options: Any) -> GameSpec:
 
 
 def describe_action(a: int) -> str:
-    """Name of a non-card action: a call, a marriage or the hundred."""
+    """Name of a non-card action: a call, a marriage, the hundred or all tricks."""
     if A_CALL <= a < A_MARRIAGE:
         return f"call {cards.card_str(a - A_CALL, DECK)}"
     if A_MARRIAGE <= a < A_HUNDRED:
         return f"marriage {cards.SUIT_NAMES[a - A_MARRIAGE]}"
     if a == A_HUNDRED:
         return "hundred"
+    if a == A_ALL_TRICKS:
+        return "all tricks"
     return f"action {a}"
 
 
@@ -602,7 +623,7 @@ def deal_infos(spec: GameSpec, state: State, g: int) -> dict[str, Any]:
     caller = int(s[LAST_CALLER])
     partner = int(s[LAST_PARTNER])
     trump = int(s[LAST_TRUMP])
-    hb = int(s[LAST_HUNDRED_BY])
+    big_by = int(s[LAST_BIG_BY])
     calling = [caller] + ([partner] if partner >= 0 else [])
     call_wins = bool(s[LAST_CALL_WINS])
     tricks = [int(x) for x in s[LAST_TRICKS:LAST_TRICKS + n]]
@@ -618,7 +639,8 @@ def deal_infos(spec: GameSpec, state: State, g: int) -> dict[str, Any]:
         "calling_side": calling,
         "defenders": [q for q in range(n) if q not in calling],
         "declarations": _declarations(s[LAST_MARR:LAST_MARR + n], s[LAST_TRICKS:LAST_TRICKS + n], trump),
-        "hundred": hb if hb >= 0 else None,
+        "big_declaration": BIG_NAMES[int(s[LAST_BIG_KIND])],
+        "big_declared_by": big_by if big_by >= 0 else None,
         "threshold": int(s[LAST_THRESHOLD]),
         "team_totals": {"calling": int(s[LAST_CALL_TOTAL]), "defenders": int(s[LAST_DEF_TOTAL])},
         "team_tricks": {"calling": sum(tricks[q] for q in calling),
@@ -645,8 +667,8 @@ def render(spec: GameSpec, state: State, g: int) -> str:
             extra.append("caller alone" if s[PARTNER] < 0 else f"partner P{int(s[PARTNER])}")
     decl = [f"P{q} marriage {cards.SUITS[su]}" for q in range(NUM_PLAYERS) for su in range(4)
             if (int(s[MARR + q]) >> su) & 1]
-    if s[HUNDRED_BY] >= 0:
-        decl.append(f"P{int(s[HUNDRED_BY])} hundred")
+    if s[BIG_BY] >= 0:
+        decl.append(f"P{int(s[BIG_BY])} {BIG_NAMES[int(s[BIG_KIND])].replace('_', ' ')}")
     if decl:
         extra.append(", ".join(decl))
     return render_table(spec, state, g, extra)
