@@ -1,5 +1,8 @@
-"""Agents that play trickenv games: map (observation, mask) to an action."""
+"""Agents that play trickenv games (installed as ``trickenv.agents``): the protocol, a registry and the agents."""
 
-from agents.random_agent import RandomAgent
+from trickenv.agents.base import AGENTS, Agent, BatchAgent, make_agent, register
+from trickenv.agents.random_agent import RandomAgent
 
-__all__ = ["RandomAgent"]
+register("random", lambda spec, seed=None, **kw: RandomAgent(seed=seed, spec=spec, **kw))
+
+__all__ = ["AGENTS", "Agent", "BatchAgent", "RandomAgent", "make_agent", "register"]

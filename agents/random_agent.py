@@ -6,6 +6,7 @@ import numpy as np
 from numba import njit
 
 from trickenv.engine.kernels import seed_states, uniform_int
+from trickenv.games.base import GameSpec
 
 
 @njit(cache=True)
@@ -28,10 +29,18 @@ def _pick_random_legal(mask, rng, out):
 
 
 class RandomAgent:
-    """Chooses uniformly among the legal actions; seeded, so runs repeat exactly."""
+    """Chooses uniformly among the legal actions; seeded, so runs repeat exactly.
 
-    def __init__(self, seed: int | None = None) -> None:
+    Follows the agent protocol (:mod:`trickenv.agents.base`); it reads only the mask,
+    so ``spec`` is optional.
+    """
+
+    name = "random"
+    needs_state = False
+
+    def __init__(self, seed: int | None = None, spec: GameSpec | None = None) -> None:
         self.seed = seed
+        self.spec = spec
         self._rng = seed_states(seed, 1)
         self._out1 = np.zeros(1, np.int64)
         self._batch_rng: np.ndarray | None = None
@@ -45,14 +54,11 @@ class RandomAgent:
             raise ValueError("action_mask has no legal action")
         return int(self._out1[0])
 
-    def act_batch(self, mask: np.ndarray) -> np.ndarray:
-        """One action per row of a boolean mask ``[B, A]``; the returned array is reused."""
+    def act_batch(self, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
+        """One action per row of a boolean mask ``[B, A]`` (``obs`` is not read); the returned array is reused."""
         b = mask.shape[0]
         if self._out is None or self._out.shape[0] != b:
             self._batch_rng = seed_states(self.seed, b, offset=1)
             self._out = np.zeros(b, np.int64)
         _pick_random_legal(mask, self._batch_rng, self._out)
         return self._out
-
-
-

@@ -56,3 +56,13 @@ def conservation_ok(state, g: int, n: int, deck: int) -> bool:
         for c in range(deck):
             count[c] += (a >> c) & 1
     return bool((count == 1).all())
+
+
+def plain(info: dict) -> dict:
+    """An infos dict (or deal record) with NumPy values turned into Python lists and scalars."""
+    return {k: v.tolist() if hasattr(v, "tolist") else v for k, v in info.items()}
+
+
+def info_of(env, agent: str = "player_0") -> dict:
+    """``env.infos[agent]`` as plain Python values (for readable comparisons in tests)."""
+    return plain(env.infos[agent])

@@ -1,5 +1,5 @@
 """Checks every game variant must pass: PettingZoo API, seeding, AEC == batched,
-RULES.md section 4 invariants and hidden information."""
+the guarantees of docs/rules.md invariants and hidden information."""
 
 from __future__ import annotations
 
@@ -68,7 +68,8 @@ def _aec_games(game, options, rng_states):
 
 @pytest.mark.parametrize("game,options", VARIANTS, ids=IDS)
 def test_aec_and_batched_agree_move_for_move(game, options):
-    """1,000 random games through both adapters: same obs, masks, seats, rewards, ends."""
+    """1,000 random games through both adapters: same obs, masks, seats, rewards, ends, and
+    every deal record of the batched env equals the AEC env's deal-end infos."""
     n_games = 1000
     v = trickenv.make_vec(game, n_games, seed=2024, **options)
     envs = _aec_games(game, options, v.state.rng.copy())
@@ -92,10 +93,18 @@ def test_aec_and_batched_agree_move_for_move(game, options):
         assert not other_obs["action_mask"].any(), "a seat not to act has legal actions"
         obs, mask, player, rew, done = v.step(actions)
         steps += 1
+        rec = v.deal_records()
+        row = {int(g): i for i, g in enumerate(rec["game"])}
         for g in np.flatnonzero(live):
             e = envs[g]
             e.step(int(actions[g]))
             assert [e.rewards[a] for a in e.possible_agents] == pytest.approx(list(rew[g])), f"rewards, game {g}"
+            info = e.infos["player_0"]
+            assert bool(info["deal_end"]) == (g in row) == bool(v.deal_end[g])
+            if g in row:
+                for k, val in rec.items():
+                    if k != "game":
+                        assert np.array_equal(info[k], val[row[g]]) and info[k].dtype == val.dtype, (k, g)
             if done[g]:
                 assert all(e.terminations.values())
                 live[g] = False

@@ -1,5 +1,5 @@
 """Farbwechsel: scripted, hand-checked deals for every rule and option, property
-tests of RULES.md section 4, hidden information, trump events and bad inputs."""
+tests of the guarantees of docs/rules.md, hidden information, trump events and bad inputs."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import trickenv
 from trickenv import cards
 from trickenv.engine.layout import DEALS_DONE, PHASE, PH_PLAY, PH_TRUMP, TRICK_NO, TRUMP
 from trickenv.games import farbwechsel as fw
-from tests.helpers import conservation_ok, finish_randomly
+from tests.helpers import conservation_ok, finish_randomly, plain
 
 C, S, H, D = 0, 1, 2, 3
 TRUMP_ACTION = {"C": 32, "S": 33, "H": 34, "D": 35}
@@ -44,6 +44,31 @@ def play(env, actions, expect_seats=None):
 
 def state(env):
     return env.unwrapped.game
+
+
+def suit_letter(x: int) -> str | None:
+    return "CSHD"[x] if x >= 0 else None
+
+
+def readable(info: dict) -> dict:
+    """A deal record / infos dict as plain values, suits as letters, the change records as dicts."""
+    info = plain(info)
+    for k in ("trump", "first_trump"):
+        info[k] = suit_letter(info[k])
+    info["trick_trumps"] = [suit_letter(x) for x in info["trick_trump"]]
+    info["changes"] = [
+        {"trick": info["change_trick"][j], "seat": info["change_seat"][j], "card": info["change_card"][j],
+         "card_str": cards.card_str(info["change_card"][j], 32),
+         "old_trump": suit_letter(info["change_old_trump"][j]), "new_trump": suit_letter(info["change_new_trump"][j]),
+         "points": info["change_points"][j], "winner": info["change_winner"][j],
+         "switch_cards": info["change_switch_cards"][j]}
+        for j in range(info["trump_changes"])
+    ]
+    return info
+
+
+def info_of(env, agent="player_0") -> dict:
+    return readable(env.infos[agent])
 
 
 def trump_now(env) -> int:
@@ -146,7 +171,7 @@ def test_full_deal_a_bonus_plain_penalty_and_changes():
     assert env.agent_selection == "player_2"  # the dealer declares
     assert state(env).s[0, PHASE] == PH_TRUMP
     play(env, PLAY_A, SEATS_A)
-    info = env.infos["player_0"]
+    info = info_of(env, "player_0")
     assert info["points"] == [68, 47, 3]
     assert info["tricks"] == [5, 4, 1]
     assert info["scores"] == [124, 47, -71]
@@ -155,8 +180,11 @@ def test_full_deal_a_bonus_plain_penalty_and_changes():
     assert info["first_trump"] == "H"
     assert info["trump"] == "C"
     assert info["trick_trumps"] == ["H", "S", "H", "H", "H", "D", "D", "D", "C", "C"]
-    assert info["trump_changes"] == CHANGES_A
-    assert info["round"] == 1
+    assert info["changes"] == CHANGES_A
+    assert info["round"] == 0 and info["match_over"] and info["dealer"] == 2
+    assert info["deal"] == [sorted(cards.parse_cards(h, 32)) for h in DEAL_A]
+    assert info["undealt"] == cards.parse_cards("7S JS", 32)
+    assert info["trump_changes"] == 4 and info["switch_cards"] == 4
     assert env.rewards == {"player_0": 124.0, "player_1": 47.0, "player_2": -71.0}
     assert all(env.terminations.values())
     assert list(state(env).trick_trump[0]) == [H, S, H, H, H, D, D, D, C, C]
@@ -359,7 +387,7 @@ def test_four_players_individual_scoring():
     env = reset({"num_players": 4}, deal=DEAL_F, dealer=3)
     assert env.agent_selection == "player_3"
     events = play(env, PLAY_F)
-    info = env.infos["player_0"]
+    info = info_of(env, "player_0")
     assert info["points"] == [36, 0, 70, 14]
     assert info["tricks"] == [2, 0, 5, 1]
     # par 30: 36 plain, 0 -> -60, 70 -> 70 + 80, 14 -> 14 - 32
@@ -369,7 +397,7 @@ def test_four_players_individual_scoring():
     assert info["trick_trumps"] == ["D", "H", "H", "S", "S", "D", "D", "D"]
     assert info["trump"] == "D"  # QC in the last trick changes nothing
     assert [(c["trick"], c["seat"], c["card_str"], c["old_trump"], c["new_trump"], c["points"], c["winner"])
-            for c in info["trump_changes"]] == [
+            for c in info["changes"]] == [
         (0, 2, "QH", "D", "H", 14, 3), (2, 0, "QS", "H", "S", 14, 2), (4, 2, "QD", "S", "D", 16, 0)]
     assert [len(e) for e in events].count(1) == 3
     # the queen of the last trick counts as a switching card but changes nothing
@@ -380,7 +408,7 @@ def test_four_players_individual_scoring():
 def test_four_players_partnership_scoring():
     env = reset({"num_players": 4, "partnership": True}, deal=DEAL_F, dealer=3)
     play(env, PLAY_F)
-    info = env.infos["player_1"]
+    info = info_of(env, "player_1")
     assert info["points"] == [36, 0, 70, 14]
     assert info["team_points"] == [106, 14]
     # par 60: 106 -> 106 + 92 = 198, 14 -> 14 - 92 = -78; both partners get the team score
@@ -397,7 +425,7 @@ def test_set_aside_cards_scored_by_nobody():
     ]
     env = reset(deal=deal, dealer=2)
     finish_randomly(env, np.random.default_rng(3))
-    info = env.infos["player_0"]
+    info = info_of(env, "player_0")
     assert sum(info["points"]) == 120 - 21
     assert info["set_aside_points"] == 21
     assert state(env).aux[0, 0] == (1 << cid("AC")) | (1 << cid("10C"))
@@ -408,8 +436,8 @@ def test_set_aside_cards_scored_by_nobody():
 def test_rounds_rotate_dealer_and_add_totals():
     env = reset({"rounds": 2}, deal=DEAL_A, dealer=2)
     play(env, PLAY_A)
-    info = env.infos["player_2"]
-    assert info["scores"] == [124, 47, -71] and info["totals"] == [124, 47, -71] and info["round"] == 1
+    info = info_of(env, "player_2")
+    assert info["scores"] == [124, 47, -71] and info["totals"] == [124, 47, -71] and info["round"] == 0
     assert not any(env.terminations.values())
     # The next deal: dealer moves clockwise to seat 0, who declares; seat 1 leads.
     assert env.agent_selection == "player_0"
@@ -418,8 +446,8 @@ def test_rounds_rotate_dealer_and_add_totals():
     env.step(TRUMP_ACTION["S"])
     assert env.agent_selection == "player_1"
     finish_randomly(env, np.random.default_rng(0))
-    info = env.infos["player_0"]
-    assert info["round"] == 2
+    info = info_of(env, "player_0")
+    assert info["round"] == 1
     assert info["first_trump"] == "S"
     assert info["totals"] == [a + b for a, b in zip([124, 47, -71], info["scores"])]
 
@@ -477,9 +505,10 @@ def test_counter_totals_match_infos_over_random_matches():
                 continue
             before = state(env).s[0, DEALS_DONE]
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-            if state(env).s[0, DEALS_DONE] != before:
-                info = env.infos[env.possible_agents[0]]
-                total += len(info["trump_changes"])
+            info = env.infos[env.possible_agents[0]]
+            assert bool(info["deal_end"]) == (state(env).s[0, DEALS_DONE] != before)
+            if info["deal_end"]:
+                total += len(readable(info)["changes"])
         assert all(e["event"] == "trump_change" for e in env.unwrapped.events)
         assert sorted({e["round"] for e in env.unwrapped.events}) <= [0, 1, 2]
     assert state(env).s[0, fw.CHANGES_TOTAL] == total
@@ -586,7 +615,7 @@ def test_random_deals_keep_the_invariants(seed, variant):
             assert legal.max() < 32
         assert conservation_ok(state(env), 0, n, 32)
         env.step(int(rng.choice(legal)))
-    info = env.infos["player_0"]
+    info = info_of(env, "player_0")
     assert sum(info["points"]) + aside_pts == 120
     assert info["set_aside_points"] == aside_pts
     assert sum(info["tricks"]) == spec.num_tricks
@@ -597,14 +626,14 @@ def test_random_deals_keep_the_invariants(seed, variant):
     # the change records agree with the trump of every trick
     tt = info["trick_trumps"]
     changed = [t for t in range(len(tt) - 1) if tt[t] != tt[t + 1]]
-    assert [c["trick"] for c in info["trump_changes"]] == changed
-    for c in info["trump_changes"]:
+    assert [c["trick"] for c in info["changes"]] == changed
+    for c in info["changes"]:
         assert (c["old_trump"], c["new_trump"]) == (tt[c["trick"]], tt[c["trick"] + 1])
         assert c["card_str"][:-1] in ("Q", "J") if variant.get("switch_ranks") else c["card_str"][0] == "Q"
         if variant.get("switch_mode") != "cycle":
             assert c["new_trump"] == c["card_str"][-1]
     assert info["trump"] == tt[-1]
-    assert env.unwrapped.events == [dict(c, event="trump_change", round=0) for c in info["trump_changes"]]
+    assert env.unwrapped.events == [dict(c, event="trump_change", round=0) for c in info["changes"]]
 
 
 class Referee:
@@ -700,7 +729,7 @@ def test_random_games_match_referee(seed, variant):
         a = int(rng.choice(sorted(legal)))
         ref.step(a)
         env.step(a)
-    info = env.infos["player_0"]
+    info = info_of(env, "player_0")
     assert info["points"] == ref.points
     assert info["trick_trumps"] == ["CSHD"[x] for x in ref.trick_trumps]
 
@@ -792,8 +821,10 @@ def test_bad_dealer():
     env = trickenv.make("farbwechsel")
     with pytest.raises(ValueError, match="dealer"):
         env.reset(options={"deal": DEAL_A, "dealer": 3})
-    with pytest.raises(ValueError, match="dealer"):
-        env.reset(options={"deal": DEAL_A})
+    with pytest.raises(ValueError, match="dealer must be a seat 0..2"):
+        env.reset(options={"deal": DEAL_A, "dealer": -1})
+    env.reset(options={"deal": DEAL_A})  # no dealer: drawn at random (docs/rules.md)
+    assert env.unwrapped.current_deal()["dealer"] in (0, 1, 2)
 
 
 def test_illegal_actions():

@@ -1,4 +1,4 @@
-"""Four Tricks (RULES.md section 3): scripted deals checked by hand, properties, bad input."""
+"""Four Tricks (docs/rules.md, Four Tricks): scripted deals checked by hand, properties, bad input."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import trickenv
 from trickenv import four_tricks_v0
 from trickenv.games import four_tricks as ft
-from tests.helpers import play_aec
+from tests.helpers import info_of, plain, play_aec
 
 # 48-card ids: suit * 12 + rank, rank 0 = "3" ... 11 = "A"; C 0-11, S 12-23, H 24-35, D 36-47.
 CLUBS, SPADES, HEARTS = list(range(0, 12)), list(range(12, 24)), list(range(24, 36))
@@ -58,9 +58,9 @@ def test_trump_beats_the_led_suit_and_follow_suit_decides_the_rest():
     assert env.agent_selection == "player_2"  # the winner leads
     play_lowest(env)
     assert rewards(env) == [-4, -4, -12]
-    info = env.infos["player_0"]
+    info = info_of(env, "player_0")
     assert info["tricks"] == [0, 0, 16]
-    assert info["scores"] == [-4, -4, -12] and info["trump"] == "H" and info["target"] == 4
+    assert info["scores"] == [-4, -4, -12] and info["trump"] == 2 and info["target"] == 4
 
 
 def test_no_trump_the_led_suit_wins():
@@ -68,9 +68,9 @@ def test_no_trump_the_led_suit_wins():
     env = deal_a_env(trump="none")
     assert env.agent_selection == "player_0"  # no trump decision
     play_lowest(env)
-    assert env.infos["player_0"]["tricks"] == [12, 0, 4]
+    assert info_of(env, "player_0")["tricks"] == [12, 0, 4]
     assert rewards(env) == [-8, -4, 4]
-    assert env.infos["player_0"]["trump"] is None
+    assert info_of(env, "player_0")["trump"] == -1
 
 
 def test_follow_suit_mask_is_exactly_the_suit_led():
@@ -104,9 +104,9 @@ def test_turned_up_card_sets_trump_in_the_52_card_deck():
     # 13th spade trick seat 2 trumps with D10 and seat 0 under-trumps with D2 -> seat 2,
     # who wins the last three diamond tricks.
     play_lowest(env, overrides={1: 43})
-    assert env.infos["player_0"]["tricks"] == [0, 13, 4]
+    assert info_of(env, "player_0")["tricks"] == [0, 13, 4]
     assert rewards(env) == [-4, -9, 4]
-    assert env.infos["player_0"]["trump"] == "D"
+    assert info_of(env, "player_0")["trump"] == 3
 
 
 def test_bidding_dealer_may_not_make_the_bids_add_up():
@@ -122,7 +122,7 @@ def test_bidding_dealer_may_not_make_the_bids_add_up():
     env.step(BID_ACTION + 15)
     assert env.agent_selection == "player_0"
     play_lowest(env)
-    assert env.infos["player_0"]["bids"] == [0, 0, 15]
+    assert info_of(env, "player_0")["bids"] == [0, 0, 15]
     assert rewards(env) == [10, 10, -1]  # bids made score bid + 10
 
 
@@ -140,20 +140,20 @@ def test_rounds_rotate_the_dealer_and_add_up():
     play_lowest(env, stop=lambda e, k: k == 48)
     assert rewards(env) == [-8, -4, 4]
     assert not any(env.terminations.values())
-    assert env.infos["player_1"]["round"] == 1 and env.infos["player_1"]["totals"] == [-8, -4, 4]
-    assert not env.infos["player_1"]["match_over"] and env.infos["player_1"]["winners"] is None
+    assert info_of(env, "player_1")["round"] == 0 and info_of(env, "player_1")["totals"] == [-8, -4, 4]
+    assert not info_of(env, "player_1")["match_over"] and info_of(env, "player_1")["winners"] == [False] * 3
     assert env.unwrapped.game.s[0, ft.DEALER] == 0 and env.agent_selection == "player_1"
     play_lowest(env)
-    info = env.infos["player_0"]
-    assert info["round"] == 2
+    info = info_of(env, "player_0")
+    assert info["round"] == 1 and info["match_over"]
     assert info["totals"] == [-8 + info["scores"][0], -4 + info["scores"][1], 4 + info["scores"][2]]
 
 
 def test_win_at_ends_the_match_when_a_total_reaches_it():
     env = deal_a_env(trump="none", win_at=4)
     play_lowest(env)  # seat 2 scores +4 in the first deal
-    assert env.infos["player_0"]["round"] == 1 and all(env.terminations.values())
-    assert env.infos["player_0"]["match_over"] and env.infos["player_0"]["winners"] == [2]
+    assert info_of(env, "player_0")["round"] == 0 and all(env.terminations.values())
+    assert info_of(env, "player_0")["match_over"] and info_of(env, "player_0")["winners"] == [False, False, True]
     env = deal_a_env(trump="none", win_at=5)
     play_lowest(env, stop=lambda e, k: k == 48)
     assert not any(env.terminations.values())
@@ -169,10 +169,10 @@ def test_target_and_target_schedule():
     assert obs[off + 2] == 1
     play_lowest(env, stop=lambda e, k: k == 48)
     assert rewards(env) == [-10, -2, -2]  # target 2 with tricks 12, 0, 4
-    assert env.infos["player_0"]["target"] == 2
+    assert info_of(env, "player_0")["target"] == 2
     play_lowest(env)
-    info = env.infos["player_0"]
-    assert info["target"] == 3 and info["round"] == 2
+    info = info_of(env, "player_0")
+    assert info["target"] == 3 and info["round"] == 1
     assert info["scores"] == [4 if t == 3 else -abs(t - 3) for t in info["tricks"]]
     assert ft.make_spec(target_schedule="default").options["rounds"] == 9
 
@@ -212,7 +212,7 @@ def test_text_forms_in_render_and_errors():
 def test_random_deals_score_by_the_formula(seed, variant):
     env = four_tricks_v0.env(**variant)
     totals, infos = play_aec(env, np.random.default_rng(seed), seed=seed)
-    info = infos["player_0"]
+    info = plain(infos["player_0"])
     hand = 17 if variant.get("deck") == 52 else 16
     assert sum(info["tricks"]) == hand
     goals = info["bids"] if variant.get("bidding") else [info["target"]] * 3
@@ -266,10 +266,60 @@ def test_malformed_deals(deal, dealer, message):
         v.reset(deals=[deal], dealers=dealer)
 
 
-def test_deal_needs_a_dealer_and_text_cards_are_accepted():
+def test_deal_without_dealer_draws_it_alike_in_both_envs():
+    """A fixed deal with no dealer (or None) gets a random dealer from the game's generator,
+    the same one in the AEC env and in game 0 of the batched env with the same seed."""
+    dealers = set()
+    for seed in range(12):
+        env = four_tricks_v0.env()
+        env.reset(seed=seed, options={"deal": DEAL_A})
+        v = trickenv.make_vec("four_tricks", 4, seed=seed)
+        v.reset(deals=[DEAL_A, None, DEAL_A, None], dealers=[None, 1, None, None])
+        deals, dealer = v.current_deals()
+        d = env.unwrapped.current_deal()
+        assert d["dealer"] == dealer[0] and (d["deal"] == np.sort(DEAL_A, axis=1)).all()
+        assert (deals[0] == deals[2]).all() and dealer[1] == 1
+        dealers.add(int(dealer[0]))
+        env.reset(seed=seed, options={"deal": DEAL_A, "dealer": None})
+        assert env.unwrapped.current_deal()["dealer"] == dealer[0]
+    assert dealers == {0, 1, 2}
+
+
+def test_dealers_with_none_entries():
+    v = trickenv.make_vec("four_tricks", 4, seed=0)
+    v.reset(deals=[DEAL_A] * 4, dealers=[0, None, None, None])  # crashed before: int has no .item()
+    assert v.current_deals()[1][0] == 0
+    with pytest.raises(ValueError, match=r"dealers\[1\] must be a seat 0..2 or None, got 'x'"):
+        v.reset(dealers=[0, "x", None, None])
+    with pytest.raises(ValueError, match=r"dealers\[2\] must be a seat 0..2 or None, got 5"):
+        v.reset(dealers=[0, 1, 5, None])
+
+
+def test_integer_deal_arrays_are_validated_at_once():
+    good = np.array([DEAL_A] * 4, np.int16)
+    v = trickenv.make_vec("four_tricks", 4)
+    v.reset(deals=good, dealers=2)
+    assert (v.current_deals()[0] == good).all()
+    bad = good.copy()
+    bad[2, 1, 3] = 48
+    with pytest.raises(ValueError, match=r"deals\[2\]: seat 1: card id 48 is out of range for a 48-card deck"):
+        v.reset(deals=bad, dealers=2)
+    bad = good.copy()
+    bad[3, 2, 0] = bad[3, 0, 5]
+    with pytest.raises(ValueError, match=r"deals\[3\]: card 8C \(id 5\) is dealt twice \(seats 0 and 2\)"):
+        v.reset(deals=bad, dealers=2)
+    with pytest.raises(ValueError, match="deals give 15 cards to each seat; four_tricks deals 16"):
+        v.reset(deals=good[:, :, :15])
+    with pytest.raises(ValueError, match="cards of each of the 3 seats"):
+        v.reset(deals=good[:, :2])
+    with pytest.raises(ValueError, match="card id must be an integer"):
+        v.reset(deals=good.astype(float))
+    with pytest.raises(ValueError, match="deals must list 4 deals"):
+        v.reset(deals=good[:3])
+
+
+def test_text_cards_are_accepted():
     env = four_tricks_v0.env()
-    with pytest.raises(ValueError, match="needs 'dealer'"):
-        env.reset(options={"deal": DEAL_A})
     from trickenv import cards
     text = [cards.cards_str(h, 48) for h in DEAL_A]
     env.reset(options={"deal": text, "dealer": 2})
@@ -297,9 +347,10 @@ def test_illegal_action_penalize_mode():
     env.reset(options={"deal": DEAL_A, "dealer": 2})
     with pytest.warns(UserWarning, match="illegal action"):
         env.step(0)
-    assert all(env.terminations.values())
+    assert all(env.terminations.values()) and not any(env.truncations.values())
     assert env._cumulative_rewards == {"player_0": 0, "player_1": 0, "player_2": -1.0}
-    assert env.infos["player_2"]["illegal_action"] is True
+    assert info_of(env, "player_2")["illegal_action"] is True
+    assert info_of(env, "player_0")["illegal_action"] is False
     with pytest.raises(ValueError, match="illegal_action must be one of"):
         four_tricks_v0.env(illegal_action="ignore")
 
@@ -350,7 +401,7 @@ def test_order_enforcing_before_reset():
 @given(seed=st.integers(0, 2**32 - 1), variant=st.sampled_from([{}, {"deck": 52}, {"bidding": True},
                                                                  {"deck": 52, "trump": "dealer"}]))
 def test_batched_invariants_on_random_play(seed, variant):
-    """RULES.md section 4 on 16 batched games: each card in one place, masks never empty,
+    """the guarantees of docs/rules.md on 16 batched games: each card in one place, masks never empty,
     tricks of a finished deal add up to the hand size, rewards are the deal scores."""
     from tests.helpers import conservation_ok, random_legal
 
@@ -361,10 +412,10 @@ def test_batched_invariants_on_random_play(seed, variant):
     for _ in range(130):
         assert mask.any(axis=1).all()
         obs, mask, player, rew, done = v.step(random_legal(mask, rng))
-        for g in np.flatnonzero(done):
-            s = v.state.s[g]
-            assert s[ft.LAST_TRICKS:ft.LAST_TRICKS + 3].sum() == hand
-            assert list(rew[g]) == list(s[ft.LAST_SCORES:ft.LAST_SCORES + 3])
+        rec = v.deal_records()
+        assert (rec["game"] == np.flatnonzero(done)).all()  # one deal per episode here
+        assert (rec["tricks"].sum(axis=1) == hand).all()
+        assert (rew[rec["game"]] == rec["scores"]).all() and not rew[~done].any()
         assert all(conservation_ok(v.state, g, 3, v.spec.deck) for g in range(0, 16, 5))
 
 
@@ -389,7 +440,11 @@ def test_thread_counts_give_identical_games():
         runs.append((obs.copy(), v.state.s.copy()))
     for obs, s in runs[1:]:
         assert np.array_equal(obs, runs[0][0]) and np.array_equal(s, runs[0][1])
-    assert trickenv.make_vec("four_tricks", 10).threads == 0  # small batch: plain kernel
+    # The default is one thread, whatever the batch (a busy core would stall a 2-thread step).
+    assert trickenv.make_vec("four_tricks", 10).threads == 1
+    assert trickenv.make_vec("four_tricks", 4096).threads == 1
+    assert trickenv.make_vec("four_tricks", 4096, threads=None).threads == 1
+    assert not trickenv.make_vec("four_tricks", 10)._parallel  # small batch: the plain kernel
     with pytest.raises(ValueError, match="threads must be a positive integer"):
         trickenv.make_vec("four_tricks", 10, threads=0)
 

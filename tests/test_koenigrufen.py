@@ -17,11 +17,12 @@ from trickenv import cards
 from trickenv.engine.layout import DEALS_DONE
 from trickenv.games import koenigrufen as kr
 from trickenv.koenigrufen_v0 import raw_env
+from tests.helpers import plain
 
 HUNDRED = 68
 ALL_TRICKS = 69
 BIG = {HUNDRED, ALL_TRICKS}  # the two big declarations, legal together until one is made
-STRENGTH_ORDER = ["7", "8", "9", "J", "Q", "K", "10", "A"]  # RULES.md: A > 10 > K > O > U > 9 > 8 > 7
+STRENGTH_ORDER = ["7", "8", "9", "J", "Q", "K", "10", "A"]  # docs/rules.md: A > 10 > K > O > U > 9 > 8 > 7
 
 
 def c(text: str) -> int:
@@ -72,9 +73,38 @@ def finish_lowest(env) -> None:
         env.step(min(a for a in legal(env) if a < 32))
 
 
+def readable(info: dict) -> dict:
+    """A deal record / infos dict in readable Python values (seats lists, card texts, names)."""
+    r = plain(info)
+    partner = r["partner"]
+    calling = [q for q in range(4) if r["calling_side"][q]]
+    trump = r["trump"]
+    r.update({
+        "partner": partner if partner >= 0 else None,
+        "alone": partner < 0,
+        "alone_kind": kr.ALONE_NAMES[r["alone_kind"]],
+        "called_card_id": r["called_card"],
+        "called_card": cards.card_str(r["called_card"], 32),
+        "called_card_holder": r["holder"],
+        "trump": "CSHD"[trump],
+        "calling_side": calling,
+        "defenders": [q for q in range(4) if q not in calling],
+        "declarations": [{"seat": q, "suit": "CSHD"[su], "value": 40 if su == trump else 20,
+                          "counted": r["marriages_counted"][q][su]}
+                         for q in range(4) for su in range(4) if r["marriages"][q][su]],
+        "big_declaration": kr.BIG_NAMES[r["big_declaration"]],
+        "big_declared_by": r["big_declared_by"] if r["big_declared_by"] >= 0 else None,
+        "team_totals": {"calling": r["team_totals"][0], "defenders": r["team_totals"][1]},
+        "team_tricks": {"calling": r["team_tricks"][0], "defenders": r["team_tricks"][1]},
+        "winner": "calling" if r["calling_wins"] else "defenders",
+        "payments": r["scores"],
+    })
+    return r
+
+
 def result(env) -> tuple[list[float], dict]:
-    """Rewards (payments) of the step that ended the deal, and the infos."""
-    return [env.rewards[a] for a in env.possible_agents], env.infos["player_0"]
+    """Rewards (payments) of the step that ended the deal, and the infos (readable)."""
+    return [env.rewards[a] for a in env.possible_agents], readable(env.infos["player_0"])
 
 
 def first_trick_script(called: str, trick1: str, decls: dict[int, list[int]] | None = None, leader: int = 0) -> list[int]:
@@ -209,10 +239,11 @@ def test_malformed_deals(deal, match):
         env.reset(options={"deal": deal, "dealer": 0})
 
 
-def test_deal_needs_dealer_and_valid_dealer():
+def test_deal_without_dealer_is_dealt_by_a_random_dealer_and_dealer_is_checked():
     env = raw_env()
-    with pytest.raises(ValueError, match="needs 'dealer'"):
-        env.reset(options={"deal": DEAL_B})
+    env.reset(seed=1, options={"deal": DEAL_B})
+    d = env.current_deal()
+    assert d["dealer"] in range(4) and d["deal"].tolist() == [sorted(cs(h)[:4]) + sorted(cs(h)[4:]) for h in DEAL_B]
     with pytest.raises(ValueError, match="dealer must be a seat 0..3"):
         env.reset(options={"deal": DEAL_B, "dealer": 4})
 
@@ -346,7 +377,7 @@ def test_duties_exact_masks():
     # seat 3 void in spades: a spade wins -> any trump
     assert legal(env) == set(cs("8H 10H QH"))
     env.step(c("8H"))
-    # seat 0 holds spades, but a trump wins the trick -> any spade (RULES.md example)
+    # seat 0 holds spades, but a trump wins the trick -> any spade (docs/rules.md example)
     assert legal(env) == set(cs("10S QS"))
     env.step(c("QS"))
     assert seat_to_act(env) == 3  # 8H trumped
@@ -688,7 +719,7 @@ def test_match_rounds_rotate_dealer_and_total():
     for t in PLAY_B[1:]:
         run(env, cs(t))
     pay, info = result(env)
-    assert pay == [1, 1, -1, -1] and info["totals"] == [1, 1, -1, -1] and info["round"] == 1
+    assert pay == [1, 1, -1, -1] and info["totals"] == [1, 1, -1, -1] and info["round"] == 0
     assert not env.terminations["player_0"]
     # the second deal: dealer 0, caller 1, in the call phase with 4 cards each
     assert env.game.s[0, kr.DEALER] == 0 and seat_to_act(env) == 1
@@ -696,7 +727,7 @@ def test_match_rounds_rotate_dealer_and_total():
     assert all(bin(int(h)).count("1") == 4 for h in env.game.hands[0])
     finish_lowest_after_call(env)
     pay2, info2 = result(env)
-    assert info2["round"] == 2 and info2["caller"] == 1
+    assert info2["round"] == 1 and info2["caller"] == 1 and info2["dealer"] == 0
     assert info2["totals"] == [a + b for a, b in zip([1, 1, -1, -1], pay2)]
     assert env.terminations["player_0"]
 
@@ -814,7 +845,7 @@ def _strength(card: int) -> int:
 
 
 class Reference:
-    """An independent, plain-Python reading of RULES.md section 2 for one deal."""
+    """An independent, plain-Python reading of docs/rules.md, King Calling for one deal."""
 
     def __init__(self, first, second, dealer, mode):
         self.hands = [set(h) for h in first]
@@ -981,14 +1012,17 @@ def test_vec_invariants(seed, rounds):
     for _ in range(60 * rounds + 40):
         assert mask.any(axis=1).all()
         acts = (rng.random(mask.shape) * mask).argmax(axis=1)
-        before = env.state.s[:, kr.DEALS_DONE].copy()
+        before = env.state.s[:, DEALS_DONE].copy()
         obs, mask, _, rewards, done = env.step(acts)
         assert np.all(rewards.sum(axis=1) == 0)
-        ended = env.state.s[:, kr.DEALS_DONE] != before
+        ended = env.state.s[:, DEALS_DONE] != before
+        assert (env.deal_end == ended).all() and not (done & ~ended).any()
         deals += int(ended.sum())
-        assert np.all(env.state.s[ended][:, kr.LAST_POINTS:kr.LAST_POINTS + 4].sum(axis=1) == 90)
-        assert np.all(env.state.s[ended][:, kr.LAST_SCORES:kr.LAST_SCORES + 4].sum(axis=1) == 0)
-        assert np.all(np.abs(rewards[ended]).sum(axis=1) > 0)
+        rec = env.deal_records()
+        assert (rec["game"] == np.flatnonzero(ended)).all()
+        assert (rec["points"].sum(axis=1) == 90).all() and (rec["scores"].sum(axis=1) == 0).all()
+        assert (rec["scores"] == rewards[ended]).all() and (np.abs(rec["scores"]).sum(axis=1) > 0).all()
+        assert (rec["match_over"] == done[ended]).all() and (rec["round"] < rounds).all()
         assert np.all(rewards[~ended] == 0)
     assert deals > 0
     for g in range(0, b, 37):  # every card in exactly one place: a hand, played, or an aux stock

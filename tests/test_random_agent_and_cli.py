@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import trickenv
-from agents import RandomAgent
+from trickenv.agents import RandomAgent
 from trickenv import cards
 from trickenv.cli import main, parse_options
 
@@ -14,12 +14,12 @@ from trickenv.cli import main, parse_options
 def test_random_agent_picks_legal_actions_uniformly_and_repeatably():
     mask = np.zeros((4000, 10), bool)
     mask[:, [2, 5, 7]] = True
-    a = RandomAgent(seed=3).act_batch(mask).copy()
+    a = RandomAgent(seed=3).act_batch(None, mask).copy()
     assert set(a.tolist()) == {2, 5, 7}
     counts = np.bincount(a, minlength=10)[[2, 5, 7]]
     assert counts.min() > 1200  # about 1333 each
-    assert np.array_equal(a, RandomAgent(seed=3).act_batch(mask))
-    assert not np.array_equal(a, RandomAgent(seed=4).act_batch(mask))
+    assert np.array_equal(a, RandomAgent(seed=3).act_batch(None, mask))
+    assert not np.array_equal(a, RandomAgent(seed=4).act_batch(None, mask))
     assert RandomAgent(1).act({"action_mask": np.array([0, 0, 1], np.int8)}) == 2
     with pytest.raises(ValueError, match="no legal action"):
         RandomAgent(1).act({"action_mask": np.zeros(3, np.int8)})
@@ -36,6 +36,29 @@ def test_cli_info_and_play(capsys):
         "deck": 52, "trump": "none", "switch_ranks": ("Q", "J")}
     with pytest.raises(SystemExit):
         parse_options(["deck"])
+
+
+def test_cli_options_anywhere_on_the_line(capsys):
+    main(["play", "farbwechsel", "--seed", "1", "num_players=4"])  # failed before: options after --seed
+    out = capsys.readouterr().out
+    assert out.count("-> player_") == 33 and "P3" in out
+    main(["info", "farbwechsel", "ranking=trump_ten", "num_players=4"])
+    assert "'ranking': 'trump_ten'" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["play", "farbwechsel", "--seed", "1", "--bogus"])
+    with pytest.raises(SystemExit):
+        main(["play", "farbwechsel", "stray"])
+
+
+def test_render_after_the_last_trick_names_no_extra_trick():
+    for game, tricks in (("four_tricks", 16), ("farbwechsel", 10), ("koenigrufen", 8)):
+        env = trickenv.make(game, render_mode="ansi")
+        env.reset(seed=0)
+        agent = RandomAgent(0)
+        while not env.terminations[env.agent_selection]:
+            env.step(agent.act(env.observe(env.agent_selection)))
+        text = env.render()
+        assert f"deal over after {tricks} tricks" in text and f"trick {tricks + 1}" not in text
 
 
 def test_card_text_forms():

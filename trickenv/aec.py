@@ -11,8 +11,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from trickenv.engine.kernels import seed_states
-from trickenv.engine.layout import DEALS_DONE, PHASE, PH_DONE, TO_ACT
-from trickenv.games.base import GameSpec, check_dealer
+from trickenv.engine.layout import PHASE, PH_DONE, TO_ACT
+from trickenv.games.base import GameSpec, check_dealer, empty_record
 
 ILLEGAL_MODES = ("raise", "penalize")
 RESET_OPTIONS = ("deal", "dealer")
@@ -23,7 +23,13 @@ class TrickEnv(AECEnv):
 
     ``illegal_action="raise"`` (default) raises ValueError on an illegal
     action; ``"penalize"`` ends the episode with reward ``illegal_reward`` for
-    the offender and 0 for the others, like PettingZoo's TerminateIllegalWrapper.
+    the offender and 0 for the others (terminations, not truncations), like
+    PettingZoo's TerminateIllegalWrapper.
+
+    Infos are the same for every agent and stackable: at every step every key is
+    present with a fixed shape and a numeric dtype. They hold the record of the
+    episode's last finished deal (all -1 before the first ends; docs/records.md),
+    ``deal_end`` (this step finished a deal) and ``illegal_action``.
     """
 
     metadata = {"render_modes": ["human", "ansi"], "name": "trickenv", "is_parallelizable": False}
@@ -61,6 +67,8 @@ class TrickEnv(AECEnv):
         self._mask = np.zeros((1, spec.num_actions), np.bool_)
         self._rewards = np.zeros((1, spec.num_players), np.float32)
         self._done = np.zeros(1, np.bool_)
+        self._deal_end = np.zeros(1, np.bool_)
+        self._where = np.ones(1, np.bool_)
         self._action = np.zeros(1, np.int64)
         self._seat = np.zeros(1, np.int64)
         self._no_mask = np.zeros(spec.num_actions, np.int8)
@@ -70,6 +78,7 @@ class TrickEnv(AECEnv):
         self._cfg_args = (spec.cfg, spec.tab)
         self.events: list[dict] = []
         self.last_events: list[dict] = []
+        self._no_record = self._info_dict(empty_record(self.deal_record()), False)
         # PettingZoo's optional global state: every seat's observation, seat 0 first.
         self.state_space = spaces.Box(0, 1, (spec.num_players * spec.obs_size,), np.int8)
 
@@ -83,7 +92,11 @@ class TrickEnv(AECEnv):
 
     # --------------------------------------------------------------- reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new episode; ``options={"deal": [...], "dealer": d}`` fixes the first deal."""
+        """Deal a new episode; ``options={"deal": [...], "dealer": d}`` fixes the first deal.
+
+        ``deal``: one card list (ids or text) per seat, or an int array ``[players, cards]``.
+        Without ``dealer`` (or with ``None``) the dealer is drawn at random, as in the batched env.
+        """
         if seed is not None:
             self.game.rng[:] = seed_states(seed, 1)
         options = options or {}
@@ -94,9 +107,7 @@ class TrickEnv(AECEnv):
         self._use_deal[0] = False
         self._dealer[0] = -1
         dealer = options.get("dealer")
-        if "deal" in options:
-            if dealer is None:
-                raise ValueError("reset option 'deal' needs 'dealer' too (the seat that deals)")
+        if options.get("deal") is not None:
             self._deal_row[0], self._dealer[0] = self.spec.deal_row(options["deal"], dealer)
             self._use_deal[0] = True
         elif dealer is not None:
@@ -109,7 +120,7 @@ class TrickEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos = {a: dict(self._no_record) for a in self.agents}
         self.agent_selection = self.possible_agents[int(self.game.s[0, TO_ACT])]
         self.events: list[dict] = []  # the episode's game events so far (see GameSpec.step_events)
         self.last_events: list[dict] = []  # events of the last step
@@ -148,24 +159,27 @@ class TrickEnv(AECEnv):
         if a is None:
             return
         self._action[0] = a
-        deals_before = self.game.s[0, DEALS_DONE]
         s_before = self.game.s[0].copy() if self.spec.step_events is not None else None
         self.spec.step_kernel(
-            *self.game.arrays(), *self._cfg_args, self._action, self._mask, self._obs, self._rewards, self._done, False
+            *self.game.arrays(), *self._cfg_args, self._action, self._where, self._mask, self._obs, self._rewards,
+            self._done, self._deal_end, False,
         )
         self._cumulative_rewards[agent] = 0
         if s_before is not None:
             self.last_events = self.spec.step_events(self.spec, self.game, 0, s_before)
             self.events.extend(self.last_events)
-        deal_ended = self.game.s[0, DEALS_DONE] != deals_before
-        if deal_ended:
+        if self._deal_end[0]:
             r = self._rewards[0]
             for i, name in enumerate(self.agents):
                 self.rewards[name] = float(r[i])
-            info = self.spec.infos(self.spec, self.game, 0)
+            info = self._info_dict(self.deal_record(), True)
             self.infos = {name: dict(info) for name in self.agents}
-        elif any(self.rewards.values()):
-            self.rewards = {name: 0.0 for name in self.agents}
+        else:
+            if any(self.rewards.values()):
+                self.rewards = {name: 0.0 for name in self.agents}
+            if self.infos[agent]["deal_end"]:
+                for info in self.infos.values():
+                    info["deal_end"] = np.False_
         if self._done[0]:
             self.terminations = {name: True for name in self.agents}
             nxt = (self.agent_name_mapping[agent] + 1) % self.spec.num_players
@@ -175,6 +189,24 @@ class TrickEnv(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def deal_record(self) -> dict[str, np.ndarray]:
+        """Record of the episode's last finished deal (docs/records.md; garbage before the first)."""
+        rec = self.spec.records(self.spec, self.game, np.zeros(1, np.int64))
+        return {k: v[0] for k, v in rec.items()}
+
+    def current_deal(self) -> dict[str, Any]:
+        """The deal in play as ``{"deal": int8 [players, cards], "dealer": seat}``, the form
+        ``reset(options=...)`` accepts. Omniscient: it shows every hand (for logging and replay)."""
+        deals, dealers = self.spec.current_deals(self.game, np.zeros(1, np.int64))
+        return {"deal": deals[0], "dealer": int(dealers[0])}
+
+    @staticmethod
+    def _info_dict(record: dict[str, np.ndarray], deal_end: bool) -> dict[str, Any]:
+        info: dict[str, Any] = {k: np.asarray(v) for k, v in record.items()}
+        info["deal_end"] = np.bool_(deal_end)
+        info["illegal_action"] = np.False_
+        return info
 
     def _check_action(self, action: Any, agent: str) -> int | None:
         n = self.spec.num_actions
@@ -203,8 +235,10 @@ class TrickEnv(AECEnv):
         self.rewards[agent] = self.illegal_reward
         self._cumulative_rewards = {name: 0.0 for name in self.agents}
         self.terminations = {name: True for name in self.agents}
-        self.truncations = {name: True for name in self.agents}
-        self.infos = {name: {"illegal_action": name == agent} for name in self.agents}
+        self.truncations = {name: False for name in self.agents}
+        for name, info in self.infos.items():
+            info["deal_end"] = np.False_
+            info["illegal_action"] = np.bool_(name == agent)
         self.game.s[0, PHASE] = PH_DONE
         self._mask[0] = False
         self._accumulate_rewards()

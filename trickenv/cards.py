@@ -1,4 +1,4 @@
-"""Decks, card ids and the text form of RULES.md section 0 (``QH``, ``10S``)."""
+"""Decks, card ids and the text form of docs/rules.md (Shared conventions) (``QH``, ``10S``)."""
 
 from __future__ import annotations
 

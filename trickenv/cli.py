@@ -25,7 +25,7 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
 
 def play(game: str, seed: int | None, options: dict[str, Any]) -> None:
     """Play one episode with random legal actions, printing the table at every decision."""
-    from agents.random_agent import RandomAgent
+    from trickenv.agents import RandomAgent
 
     env = trickenv.make(game, render_mode="ansi", **options)
     agent = RandomAgent(seed)
@@ -63,7 +63,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         p.add_argument("options", nargs="*", help="game options as name=value, e.g. deck=52")
         if name == "play":
             p.add_argument("--seed", type=int, default=None)
-    args = ap.parse_args(argv)
+    # Game options (name=value) may stand anywhere on the line, also after flags, e.g.
+    # `trickenv play farbwechsel --seed 1 num_players=4`: argparse leaves those to us.
+    args, rest = ap.parse_known_args(argv)
+    stray = [x for x in rest if "=" not in x or x.startswith("-")]
+    if stray:
+        ap.error(f"unrecognized arguments: {' '.join(stray)}")
+    args.options = list(args.options) + rest
     options = parse_options(args.options)
     if args.cmd == "play":
         play(args.game, args.seed, options)

@@ -37,7 +37,10 @@ def render_table(spec, state, g: int, extra: Sequence[str] = ()) -> str:
     played = [
         f"P{(int(s[LEADER]) + j) % n} {cards.card_symbol(int(s[TRICK + j]), deck)}" for j in range(int(s[TRICK_LEN]))
     ]
-    lines.append(f"trick {int(s[TRICK_NO]) + 1}: " + ("  ".join(played) if played else "(no card yet)"))
+    if s[PHASE] == PH_DONE:  # after the last trick: no trick in progress
+        lines.append(f"deal over after {int(s[TRICK_NO])} tricks")
+    else:
+        lines.append(f"trick {int(s[TRICK_NO]) + 1}: " + ("  ".join(played) if played else "(no card yet)"))
     lines.append("seat  tricks  points  total")
     for p in range(n):
         mark = "*" if p == s[TO_ACT] and s[PHASE] != PH_DONE else " "

@@ -26,14 +26,16 @@ class VecEnv:
 
     ``reset`` and ``step`` return the env's own buffers as read-only views:
     they are overwritten by the next call, so copy what you keep. ``threads``
-    sets how many numba threads ``step`` uses (default: all of them from 128
-    games on, else the single-threaded kernel). A game whose
-    episode ends is restarted at once with a new random deal (and dealer) from
-    its own generator; ``done`` flags that step and ``rewards`` holds the
-    final deal's scores.
+    sets how many numba threads ``step`` uses (default 1: a parallel region waits
+    for its slowest thread, so with a busy core two threads can be ten times
+    slower; ask for more only on idle cores). A game whose episode ends is
+    restarted at once with a new random deal (and dealer) from its own
+    generator; ``done`` flags that step and ``rewards`` holds the final deal's
+    scores. ``deal_end`` flags every step that finished a deal (each deal of a
+    match), and :meth:`deal_records` returns those deals' records.
     """
 
-    def __init__(self, spec: GameSpec, num_envs: int, seed: int | None = None, threads: int | None = None) -> None:
+    def __init__(self, spec: GameSpec, num_envs: int, seed: int | None = None, threads: int | None = 1) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.spec = spec
@@ -49,74 +51,111 @@ class VecEnv:
         self._player = np.zeros(b, np.int32)
         self._rewards = np.zeros((b, spec.num_players), np.float32)
         self._done = np.zeros(b, np.bool_)
+        self._deal_end = np.zeros(b, np.bool_)
         self._actions = np.zeros(b, np.int64)
+        self._all = np.ones(b, np.bool_)
         self._views = tuple(_readonly(a) for a in (self._obs, self._mask, self._player, self._rewards, self._done))
+        self.deal_end = _readonly(self._deal_end)
         self._deal_rows = np.full((b, spec.deck), -1, np.int8)
         self._use_deal = np.zeros(b, np.bool_)
         self._dealers = np.full(b, -1, np.int32)
         self._ready = False
-        # Both step kernels give identical games. The threaded one (numba parfor) also compiles
-        # to code about twice as fast per game, even on one thread (LLVM may assume its arrays
-        # do not alias), so it serves every explicit thread count; the plain kernel has the
-        # lower call overhead that small batches and the AEC env need.
         if threads is None:
-            self.threads = numba.config.NUMBA_NUM_THREADS if self.num_envs >= PARALLEL_FROM else 0
-        else:
-            if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
-                raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
-            self.threads = min(int(threads), numba.config.NUMBA_NUM_THREADS)
-        self._step_kernel = spec.step_kernel_parallel if self.threads else spec.step_kernel
+            threads = 1
+        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+            raise ValueError(f"threads must be a positive integer, got {threads!r}")
+        self.threads = min(int(threads), numba.config.NUMBA_NUM_THREADS)
+        # Both step kernels give identical games. The parfor one also runs faster per game on a
+        # single thread, so it serves every batch from PARALLEL_FROM games on; the plain kernel has
+        # the lower call overhead that small batches need.
+        self._parallel = self.threads > 1 or self.num_envs >= PARALLEL_FROM
+        self._step_kernel = spec.step_kernel_parallel if self._parallel else spec.step_kernel
 
     # ----------------------------------------------------------------- API
     def reset(
-        self, deals: Sequence[Any] | None = None, dealers: int | Sequence[int] | None = None, seed: int | None = None
+        self, deals: Any = None, dealers: int | Sequence[int | None] | None = None, seed: int | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Start new episodes in all games; returns ``(obs, mask, player)``.
 
-        ``deals[g]`` (per-seat card lists, or None for a random deal) and
-        ``dealers`` (one seat for all games or one per game; None = random)
-        fix the first deal exactly. ``seed`` re-seeds every game's generator.
+        ``deals`` fixes the first deal of each game: an integer array
+        ``[num_envs, players, cards]`` of card ids (validated at once, fast), or a
+        list with one entry per game: card lists or text per seat, or None for a
+        random deal. ``dealers``: one seat for all games, one per game, or None
+        (entries may be None): None deals from a random dealer, with or without a
+        fixed deal. ``seed`` re-seeds every game's generator first.
         """
         b = self.num_envs
         if seed is not None:
             self.state.rng[:] = seed_states(seed, b)
         self._use_deal[:] = False
-        self._dealers[:] = -1
-        if dealers is not None:
-            d = np.asarray(dealers)
-            if d.ndim == 0:
-                d = np.full(b, d)
-            if d.shape != (b,):
-                raise ValueError(f"dealers must be one seat or {b} seats (one per game), got shape {d.shape}")
-            bad = np.flatnonzero((d < 0) | (d >= self.num_players)) if d.dtype.kind in "iu" else np.arange(b)
-            if bad.size:
-                g = int(bad[0])
-                raise ValueError(f"dealers[{g}] must be a seat 0..{self.num_players - 1}, got {d[g].item()!r}")
-            self._dealers[:] = d
+        self._dealers[:] = self._dealer_array(dealers)
         if deals is not None:
-            if len(deals) != b:
-                raise ValueError(f"deals must list {b} deals (one per game, None for random), got {len(deals)}")
-            for g, deal in enumerate(deals):
-                if deal is None:
-                    continue
-                dealer = int(self._dealers[g]) if self._dealers[g] >= 0 else 0
-                try:
-                    self._deal_rows[g], _ = self.spec.deal_row(deal, dealer)
-                except ValueError as e:
-                    raise ValueError(f"deals[{g}]: {e}") from None
-                self._use_deal[g] = True
+            self._set_deals(deals)
         self.spec.reset_kernel(
             *self.state.arrays(), self.spec.cfg, self.spec.tab, self._deal_rows, self._use_deal, self._dealers,
             self._mask, self._obs,
         )
         self._done[:] = False
+        self._deal_end[:] = False
         self._rewards[:] = 0
         np.copyto(self._player, self.state.s[:, TO_ACT])
         self._ready = True
         return self._views[0], self._views[1], self._views[2]
 
-    def step(self, actions: np.ndarray | Sequence[int]) -> tuple[np.ndarray, ...]:
-        """Apply one action per game; returns ``(obs, mask, player, rewards, done)``."""
+    def _dealer_array(self, dealers: Any) -> np.ndarray:
+        b, n = self.num_envs, self.num_players
+        if dealers is None:
+            return np.full(b, -1, np.int32)
+        if isinstance(dealers, np.ndarray) and dealers.dtype == object:
+            dealers = dealers.tolist()
+        if isinstance(dealers, (list, tuple)):
+            for g, x in enumerate(dealers):
+                if x is not None and (isinstance(x, bool) or not isinstance(x, (int, np.integer))):
+                    raise ValueError(f"dealers[{g}] must be a seat 0..{n - 1} or None, got {x!r}")
+            dealers = [-1 if x is None else x for x in dealers]
+        d = np.asarray(dealers)
+        if d.ndim == 0:
+            d = np.full(b, d)
+        if d.shape != (b,):
+            raise ValueError(f"dealers must be one seat or {b} seats (one per game), got shape {d.shape}")
+        if d.dtype.kind not in "iu":
+            raise ValueError(f"dealers must be seats 0..{n - 1} or None, got {dealers!r}")
+        bad = np.flatnonzero((d < -1) | (d >= n))
+        if bad.size:
+            g = int(bad[0])
+            raise ValueError(f"dealers[{g}] must be a seat 0..{n - 1} or None, got {int(d[g])}")
+        return d.astype(np.int32)
+
+    def _set_deals(self, deals: Any) -> None:
+        b = self.num_envs
+        if len(deals) != b:
+            raise ValueError(f"deals must list {b} deals (one per game, None for random), got {len(deals)}")
+        arr = deals if isinstance(deals, np.ndarray) else None
+        if arr is None and not any(d is None or isinstance(d, str) for d in deals):
+            try:
+                arr = np.asarray(deals)
+            except ValueError:  # ragged: checked deal by deal below
+                arr = None
+        if arr is not None and arr.dtype.kind in "iu":
+            self._deal_rows[:] = self.spec.deal_rows(arr)
+            self._use_deal[:] = True
+            return
+        for g, deal in enumerate(deals):
+            if deal is None:
+                continue
+            try:
+                self._deal_rows[g], _ = self.spec.deal_row(deal)
+            except ValueError as e:
+                raise ValueError(f"deals[{g}]: {e}") from None
+            self._use_deal[g] = True
+
+    def step(self, actions: np.ndarray | Sequence[int], where: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+        """Apply one action per game; returns ``(obs, mask, player, rewards, done)``.
+
+        ``where`` (bool ``[num_envs]``) steps only those games: the others keep
+        their state, observation and mask (their actions are ignored) and read
+        zero rewards, ``done`` and ``deal_end``.
+        """
         if not self._ready:
             raise RuntimeError("call reset() before step()")
         a = np.asarray(actions)
@@ -124,23 +163,48 @@ class VecEnv:
             raise ValueError(f"actions must have shape ({self.num_envs},), got {a.shape}")
         if a.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers (action ids), got dtype {a.dtype}")
+        if where is None:
+            where = self._all
+        else:
+            where = np.asarray(where)
+            if where.shape != (self.num_envs,) or where.dtype != np.bool_:
+                raise ValueError(f"where must be a bool array of shape ({self.num_envs},), got "
+                                 f"{where.dtype} {where.shape}")
         np.copyto(self._actions, a, casting="unsafe")
-        outer = numba.get_num_threads() if self.threads else 0
-        switch = outer != self.threads
+        outer = numba.get_num_threads() if self._parallel else 0
+        switch = self._parallel and outer != self.threads
         if switch:
             numba.set_num_threads(self.threads)
         try:
             bad = self._step_kernel(
-                *self.state.arrays(), self.spec.cfg, self.spec.tab, self._actions, self._mask, self._obs,
-                self._rewards, self._done, True,
+                *self.state.arrays(), self.spec.cfg, self.spec.tab, self._actions, where, self._mask, self._obs,
+                self._rewards, self._done, self._deal_end, True,
             )
         finally:
             if switch:
                 numba.set_num_threads(outer)
         if bad:
-            raise ValueError(self._illegal_message(bad))
+            raise ValueError(self._illegal_message(bad, where))
         np.copyto(self._player, self.state.s[:, TO_ACT])
         return self._views
+
+    def deal_records(self, games: np.ndarray | Sequence[int] | None = None) -> dict[str, np.ndarray]:
+        """Records of the deals that the last ``step`` finished (or of the last finished deal of ``games``).
+
+        A dict of NumPy arrays with a leading axis over those games; ``"game"``
+        holds their indices. The keys are documented in docs/records.md; they
+        match the AEC env's deal-end infos.
+        """
+        idx = np.flatnonzero(self._deal_end) if games is None else np.asarray(games, np.int64).reshape(-1)
+        if idx.size and (idx.min() < 0 or idx.max() >= self.num_envs):
+            raise ValueError(f"games must be indices 0..{self.num_envs - 1}")
+        rec = self.spec.records(self.spec, self.state, idx)
+        return {"game": idx, **rec}
+
+    def current_deals(self, games: np.ndarray | Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(deals, dealers)`` of the deals in play (all games, or ``games``), in the form ``reset`` accepts."""
+        idx = np.arange(self.num_envs) if games is None else np.asarray(games, np.int64).reshape(-1)
+        return self.spec.current_deals(self.state, idx)
 
     def observe(self, seats: int | np.ndarray) -> np.ndarray:
         """Observation of ``seats`` (one seat, or one per game) in every game: a new array."""
@@ -167,12 +231,12 @@ class VecEnv:
         """Text table of game ``g``."""
         return self.spec.render_text(self.spec, self.state, g)
 
-    def _illegal_message(self, bad: int) -> str:
+    def _illegal_message(self, bad: int, where: np.ndarray) -> str:
         a = self._actions
         ok = (a >= 0) & (a < self.num_actions)
         legal = np.zeros(self.num_envs, bool)
         legal[ok] = self._mask[np.flatnonzero(ok), a[ok]]
-        g = int(np.flatnonzero(~legal)[0])
+        g = int(np.flatnonzero(~legal & where)[0])
         act = int(a[g])
         seat = int(self.state.s[g, TO_ACT])
         phase = self.spec.phase_name(int(self.state.s[g, PHASE]))

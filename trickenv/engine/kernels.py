@@ -2,7 +2,7 @@
 
 Every helper works on one game ``g`` of the batch and is marked
 ``inline="always"``: calling a non-inlined helper per game with the state
-arrays as arguments made the loop about ten times slower (PERF_NOTES.md).
+arrays as arguments made the loop about ten times slower (measured on the engine's prototype).
 """
 
 from __future__ import annotations
@@ -11,14 +11,26 @@ import numpy as np
 from numba import njit
 
 from trickenv.engine.layout import (
+    DEALER,
+    DEALS_DONE,
+    LAST_DEALER,
+    LAST_MATCH_OVER,
+    LAST_POINTS,
+    LAST_ROUND,
+    LAST_SCORES,
+    LAST_TOTALS,
+    LAST_TRICKS,
+    LAST_TRUMP,
     LEADER,
     NO_TRUMP,
     POINTS,
+    ROUND,
     TAB_POINTS,
     TAB_STRENGTH,
     TAB_SUIT,
     TAB_TRUMP_STRENGTH,
     TO_ACT,
+    TOTALS,
     TRICK,
     TRICK_LEN,
     TRICK_NO,
@@ -126,8 +138,8 @@ def deal_groups(rng, g, caps, out):
 
 
 @njit(inline="always")
-def deal_hands(hands, aux, rng, g, deal_row, fixed, n, hand, deck):
-    """Give ``n`` seats ``hand`` cards each, the rest to ``aux[g, 0]`` (undealt).
+def deal_hands(hands, aux, dealt, rng, g, deal_row, fixed, n, hand, deck):
+    """Give ``n`` seats ``hand`` cards each, the rest to ``aux[g, 0]`` (undealt); note it in ``dealt``.
 
     From ``deal_row`` (seat of each card, -1 undealt) if ``fixed``, else uniformly at random.
     """
@@ -140,30 +152,84 @@ def deal_hands(hands, aux, rng, g, deal_row, fixed, n, hand, deck):
                 aux[g, 0] |= bit(c)
             else:
                 hands[g, seat] |= bit(c)
-        return
-    caps = np.empty(n + 1, np.int64)
+    else:
+        caps = np.empty(n + 1, np.int64)
+        for p in range(n):
+            caps[p] = hand
+        caps[n] = deck - n * hand
+        groups = np.empty(n + 1, np.uint64)
+        deal_groups(rng, g, caps, groups)
+        for p in range(n):
+            hands[g, p] = groups[p]
+        aux[g, 0] = groups[n]
+    for p in range(4):
+        dealt[g, 0, p] = hands[g, p]
+        dealt[g, 0, 4 + p] = U0
+
+
+@njit(inline="always")
+def close_deal(dealt, last_play, played_by, played_in, trick_trump, s, g, n, rewards):
+    """Bookkeeping shared by every game once it has scored a deal into ``rewards[g]``.
+
+    Copies scores, tricks, points, trump and dealer into the ``LAST_*`` fields, adds
+    the scores to the match totals, archives the deal's hands and play (the deal
+    records read them) and counts the deal. The game then calls :func:`seal_match`.
+    """
     for p in range(n):
-        caps[p] = hand
-    caps[n] = deck - n * hand
-    groups = np.empty(n + 1, np.uint64)
-    deal_groups(rng, g, caps, groups)
-    for p in range(n):
-        hands[g, p] = groups[p]
-    aux[g, 0] = groups[n]
+        sc = np.int32(rewards[g, p])
+        s[g, LAST_SCORES + p] = sc
+        s[g, TOTALS + p] += sc
+        s[g, LAST_TRICKS + p] = s[g, TRICKS + p]
+        s[g, LAST_POINTS + p] = s[g, POINTS + p]
+    s[g, LAST_TRUMP] = s[g, TRUMP]
+    s[g, LAST_DEALER] = s[g, DEALER]
+    s[g, LAST_ROUND] = s[g, ROUND]
+    s[g, ROUND] += 1
+    s[g, DEALS_DONE] += 1
+    for k in range(8):
+        dealt[g, 1, k] = dealt[g, 0, k]
+    for c in range(played_by.shape[1]):
+        last_play[g, 0, c] = played_by[g, c]
+        last_play[g, 1, c] = played_in[g, c]
+    for t in range(trick_trump.shape[1]):
+        last_play[g, 2, t] = trick_trump[g, t]
+
+
+@njit(inline="always")
+def seal_match(s, g, over):
+    """Record the match totals after the last finished deal and whether it ended the match."""
+    for p in range(4):
+        s[g, LAST_TOTALS + p] = s[g, TOTALS + p]
+    s[g, LAST_MATCH_OVER] = over
 
 
 # ---------------------------------------------------------------------- play
 
 
 @njit(inline="always")
-def count_illegal(actions, mask, num_actions):
-    """How many games' actions are out of range or not allowed by their mask."""
+def count_illegal(actions, where, mask, num_actions):
+    """How many stepped games' (``where[g]``) actions are out of range or not allowed by their mask."""
     bad = 0
     for g in range(actions.shape[0]):
+        if not where[g]:
+            continue
         a = actions[g]
         if a < 0 or a >= num_actions or not mask[g, a]:
             bad += 1
     return bad
+
+
+# Codes returned by a game's per-game ``_apply``: what the step ended.
+NOTHING_ENDED, DEAL_ENDED, MATCH_ENDED = 0, 1, 2
+
+
+@njit(inline="always")
+def idle_game(rewards, done, deal_end, g):
+    """Outputs of a game left out of a step (``where[g]`` False): nothing happened."""
+    for p in range(rewards.shape[1]):
+        rewards[g, p] = 0
+    done[g] = False
+    deal_end[g] = False
 
 
 
@@ -264,7 +330,7 @@ def duty_bits(hand, s, g, tab, ranks, must_trump, must_beat):
     Follow the suit led if able; with ``must_trump``, a player void in it
     must trump if able; with ``must_beat``, a player who follows (or trumps)
     while the trick is won by a card of that same suit must play a higher one
-    of it if able (King Calling's duties, RULES.md section 2).
+    of it if able (King Calling's duties, docs/rules.md, King Calling).
     """
     if s[g, TRICK_LEN] == 0:
         return hand

@@ -33,7 +33,11 @@ LAST_TRICKS = 28  # 4 slots: tricks per seat of the last finished deal
 LAST_POINTS = 32  # 4 slots: card points per seat of the last finished deal
 LAST_TRUMP = 36  # trump of the last finished deal
 DEALS_DONE = 37  # deals finished since the env was created (all episodes)
-GAME_FIELDS = 38  # first column a game may use for its own fields
+LAST_DEALER = 38  # dealer of the last finished deal
+LAST_ROUND = 39  # index of the last finished deal within its match (0 = first deal)
+LAST_TOTALS = 40  # 4 slots: match totals right after the last finished deal
+LAST_MATCH_OVER = 44  # 1 if the last finished deal ended its match
+GAME_FIELDS = 45  # first column a game may use for its own fields
 
 # Rows of the int32 card table ``tab`` passed to every kernel (length = deck).
 TAB_SUIT = 0

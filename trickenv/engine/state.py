@@ -24,6 +24,12 @@ class State:
     played_by: np.ndarray  # int8 [B, D] seat that played the card, -1 = not played
     played_in: np.ndarray  # int8 [B, D] trick index in which it was played, -1
     trick_trump: np.ndarray  # int8 [B, T] trump in force at each trick, -1 = none
+    # The record of the deal: [g, 0] this deal, [g, 1] the last finished deal (for deal records).
+    # dealt[g, k, p] = the hand dealt to seat p; dealt[g, k, 4 + p] = the part of it dealt in
+    # the second batch (King Calling; 0 elsewhere).
+    dealt: np.ndarray  # uint64 [B, 2, 8]
+    # played_by, played_in and (first T entries) the trump of each trick, of the last finished deal
+    last_play: np.ndarray  # int8 [B, 3, D]
     s: np.ndarray  # int32 [B, F]        scalar fields, see engine.layout
     rng: np.ndarray  # uint64 [B]        per-game splitmix64 state
 
@@ -38,6 +44,8 @@ class State:
             played_by=np.full((batch, deck), -1, np.int8),
             played_in=np.full((batch, deck), -1, np.int8),
             trick_trump=np.full((batch, num_tricks), -1, np.int8),
+            dealt=np.zeros((batch, 2, 8), np.uint64),
+            last_play=np.full((batch, 3, max(deck, num_tricks)), -1, np.int8),
             s=np.zeros((batch, num_fields), np.int32),
             rng=np.zeros(batch, np.uint64),
         )
@@ -48,8 +56,13 @@ class State:
         return self.s.shape[0]
 
     def arrays(self) -> tuple[np.ndarray, ...]:
-        """The arrays in the order every kernel takes them."""
-        return (self.hands, self.aux, self.played_by, self.played_in, self.trick_trump, self.s, self.rng)
+        """The arrays in the order every kernel takes them (``observe`` takes all but ``rng``)."""
+        return (self.hands, self.aux, self.played_by, self.played_in, self.trick_trump, self.dealt, self.last_play,
+                self.s, self.rng)
+
+    def take(self, games: np.ndarray) -> "State":
+        """A new state holding copies of the games ``games`` (indices or a bool mask), in that order."""
+        return State(*(getattr(self, f.name)[games].copy() for f in fields(self)))
 
     def copy(self) -> "State":
         """Deep copy (search agents simulate on copies)."""

@@ -1,4 +1,4 @@
-"""What a game gives the adapters: sizes, config arrays, kernels and text helpers."""
+"""What a game gives the adapters: sizes, config arrays, kernels, deal records and text helpers."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 
 from trickenv import cards
 from trickenv.engine.layout import (
+    DEALER, LAST_DEALER, LAST_MATCH_OVER, LAST_POINTS, LAST_ROUND, LAST_SCORES, LAST_TOTALS, LAST_TRICKS, LAST_TRUMP,
     PHASE_NAMES, TAB_GAME, TAB_POINTS, TAB_STRENGTH, TAB_SUIT, TAB_TRUMP_STRENGTH,
 )
 from trickenv.engine.state import State
@@ -22,9 +23,11 @@ class GameSpec:
 
     Kernels share one signature per role (see ``trickenv.games.four_tricks``):
     ``reset(*state, cfg, tab, deal_rows, use_deal, dealers, mask, obs)``,
-    ``step(*state, cfg, tab, actions, mask, obs, rewards, done, autoreset) -> n_illegal``
+    ``step(*state, cfg, tab, actions, where, mask, obs, rewards, done, deal_end, autoreset) -> n_illegal``
     (``step_parallel``: the same over threads, identical results) and
     ``observe(*state[:-1], cfg, tab, seats, obs)``; ``state`` is ``State.arrays()``.
+    ``records(spec, state, games)`` returns the records of the last finished deal of
+    each game in ``games`` as named arrays (docs/records.md).
     """
 
     name: str
@@ -43,10 +46,11 @@ class GameSpec:
     step_kernel: Callable
     step_kernel_parallel: Callable
     observe_kernel: Callable
+    obs_blocks: Sequence["Block"]
+    records: Callable[["GameSpec", State, np.ndarray], dict[str, np.ndarray]]
     # Cards per batch of a seat's deal (King Calling: (4, 4)); empty = one batch of hand_size.
     batch_sizes: Sequence[int] = ()
     describe_action: Callable[[int], str] | None = None
-    infos: Callable[[State, int], dict] | None = None
     render_text: Callable[[State, int], str] | None = None
     # Optional: events of one AEC step, from the scalar row before it and the state after
     # (Farbwechsel's trump changes). Called as step_events(spec, state, g, s_before).
@@ -71,18 +75,20 @@ class GameSpec:
         """Name of a phase code."""
         return PHASE_NAMES[phase]
 
-    def deal_row(self, deal: Any, dealer: Any) -> tuple[np.ndarray, int]:
-        """Validate a user deal; return (seat code of every card, dealer).
+    def deal_row(self, deal: Any, dealer: Any = None) -> tuple[np.ndarray, int]:
+        """Validate one user deal; return (seat code of every card, dealer or -1 for random).
 
         The seat code is the seat, plus 4 for cards of a seat's second batch
         (King Calling), or -1 for the undealt rest.
         """
         n = self.num_players
-        dealer = check_dealer(dealer, n)
+        dealer = -1 if dealer is None else check_dealer(dealer, n)
+        if isinstance(deal, np.ndarray) and deal.dtype.kind in "iu" and deal.ndim == 2:
+            return self.deal_rows(deal[None])[0], dealer
         if isinstance(deal, (str, bytes)) or not hasattr(deal, "__len__") or len(deal) != n:
             raise ValueError(f"deal must list the cards of each of the {n} seats, got {deal!r}")
-        batches = tuple(self.batch_sizes) or (self.hand_size,)
-        per_seat = sum(batches)
+        per_seat = self.cards_per_seat
+        first = self.first_batch
         row = np.full(self.deck, UNDEALT, np.int8)
         for seat, hand in enumerate(deal):
             if isinstance(hand, str):
@@ -101,8 +107,104 @@ class GameSpec:
                     raise ValueError(
                         f"card {cards.card_str(c, self.deck)} (id {c}) is dealt twice (seats {row[c] % 4} and {seat})"
                     )
-                row[c] = seat + 4 * (k >= batches[0])
+                row[c] = seat + 4 * (k >= first)
         return row, int(dealer)
+
+    @property
+    def cards_per_seat(self) -> int:
+        """Cards dealt to each seat."""
+        return sum(self.batch_sizes) or self.hand_size
+
+    @property
+    def first_batch(self) -> int:
+        """Cards of a seat's first batch (all of them unless the game deals in two batches)."""
+        return self.batch_sizes[0] if self.batch_sizes else self.cards_per_seat
+
+    def deal_rows(self, deals: np.ndarray) -> np.ndarray:
+        """Validate integer deals ``[B, players, cards]`` (card ids) at once; return their seat-code rows."""
+        d = np.asarray(deals)
+        b, n, h = len(d), self.num_players, self.cards_per_seat
+        if d.dtype.kind not in "iu":
+            raise ValueError(f"deals must hold integer card ids, got dtype {d.dtype}")
+        if d.ndim != 3 or d.shape[1] != n:
+            raise ValueError(f"a deal must list the cards of each of the {n} seats: deals must have shape "
+                             f"(games, {n}, {h}) for {self.name}, got {d.shape}")
+        if d.shape[2] != h:
+            raise ValueError(f"deals give {d.shape[2]} cards to each seat; {self.name} deals {h} cards to each seat")
+        bad = (d < 0) | (d >= self.deck)
+        if bad.any():
+            g, seat, k = (int(x[0]) for x in np.nonzero(bad))
+            raise ValueError(f"deals[{g}]: seat {seat}: card id {int(d[g, seat, k])} is out of range for a "
+                             f"{self.deck}-card deck (0..{self.deck - 1})")
+        flat = d.reshape(b, n * h).astype(np.int64)
+        srt = np.sort(flat, axis=1)
+        twice = srt[:, 1:] == srt[:, :-1]
+        if twice.any():
+            g, k = (int(x[0]) for x in np.nonzero(twice))
+            c = int(srt[g, k])
+            seats = np.nonzero((d[g] == c).any(axis=1))[0].tolist()
+            seats = seats if len(seats) > 1 else seats * 2
+            raise ValueError(f"deals[{g}]: card {cards.card_str(c, self.deck)} (id {c}) is dealt twice "
+                             f"(seats {seats[0]} and {seats[1]})")
+        code = np.arange(n)[:, None] + 4 * (np.arange(h)[None, :] >= self.first_batch)
+        rows = np.full((b, self.deck), UNDEALT, np.int8)
+        rows[np.arange(b)[:, None], flat] = np.broadcast_to(code.reshape(1, -1), (b, n * h))
+        return rows
+
+    def dealt_cards(self, dealt: np.ndarray) -> np.ndarray:
+        """Deals as card ids ``[k, players, cards]`` from ``State.dealt``-style bitsets ``[k, 8]``.
+
+        Each seat's cards are ascending, its first batch first (King Calling), the
+        form ``reset(deals=...)`` accepts; ``-1`` pads a seat that holds fewer.
+        """
+        n, deck = self.num_players, self.deck
+        full, second = dealt[:, :n], dealt[:, 4:4 + n]
+        if not self.batch_sizes:
+            return bits_to_ids(full, deck, self.cards_per_seat)
+        return np.concatenate([bits_to_ids(full & ~second, deck, self.first_batch),
+                               bits_to_ids(second, deck, self.cards_per_seat - self.first_batch)], axis=-1)
+
+    def current_deals(self, state: State, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(deals [k, players, cards], dealers [k])`` of the deals now in play in ``games``."""
+        return self.dealt_cards(state.dealt[games, 0]), state.s[games, DEALER].astype(np.int8)
+
+
+def bits_to_ids(bits: np.ndarray, deck: int, count: int) -> np.ndarray:
+    """Card ids (int8, ascending) of card bitsets ``bits`` that hold ``count`` cards each; -1 pads."""
+    b = ((np.asarray(bits, np.uint64)[..., None] >> np.arange(deck, dtype=np.uint64)) & np.uint64(1)).astype(bool)
+    order = np.argsort(~b, axis=-1, kind="stable")[..., :count]
+    return np.where(np.take_along_axis(b, order, axis=-1), order, -1).astype(np.int8)
+
+
+def common_records(spec: GameSpec, state: State, games: np.ndarray) -> dict[str, np.ndarray]:
+    """The record fields every game has, for the last finished deal of each game in ``games``."""
+    n, deck = spec.num_players, spec.deck
+    s = state.s[games]
+    dealt = state.dealt[games, 1]
+    deal = spec.dealt_cards(dealt)
+    held = np.bitwise_or.reduce(dealt[:, :n], axis=1)
+    rest = np.uint64((1 << deck) - 1) & ~held
+    play = state.last_play[games]
+    return {
+        "dealer": s[:, LAST_DEALER].astype(np.int8),
+        "deal": deal,
+        "undealt": bits_to_ids(rest, deck, deck - n * spec.cards_per_seat),
+        "round": s[:, LAST_ROUND].astype(np.int16),
+        "trump": s[:, LAST_TRUMP].astype(np.int8),
+        "trick_trump": play[:, 2, :spec.num_tricks].copy(),
+        "played_by": play[:, 0, :deck].copy(),
+        "played_in": play[:, 1, :deck].copy(),
+        "tricks": s[:, LAST_TRICKS:LAST_TRICKS + n].astype(np.int8),
+        "points": s[:, LAST_POINTS:LAST_POINTS + n].astype(np.int16),
+        "scores": s[:, LAST_SCORES:LAST_SCORES + n].astype(np.int16),
+        "totals": s[:, LAST_TOTALS:LAST_TOTALS + n].astype(np.int32),
+        "match_over": s[:, LAST_MATCH_OVER] != 0,
+    }
+
+
+def empty_record(record: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A record of the same keys, shapes and dtypes with nothing in it: -1 (False for flags)."""
+    return {k: np.zeros_like(v) if v.dtype == np.bool_ else np.full_like(v, -1) for k, v in record.items()}
 
 
 def card_table(
@@ -128,12 +230,40 @@ def card_table(
     return tab
 
 
-def block_offsets(blocks: Sequence[tuple[str, int]]) -> dict[str, tuple[int, int]]:
-    """Consecutive observation blocks ``[(name, size), ...]`` -> ``{name: (offset, size)}``."""
+@dataclass(frozen=True)
+class Block:
+    """One named block of an observation (:mod:`trickenv.decode` reads and writes them).
+
+    ``kind="bits"``: ``prod(shape)`` 0/1 values, decoded as a bool array of ``shape``.
+    ``kind="onehot"``: at most one 1 along ``axis`` of ``shape``; decoded as the
+    index of that 1 (int16, ``-1`` when all are 0) times ``scale``, with the axis
+    removed. ``none_index``: that index decodes to ``-1`` (e.g. trump index 4 = none).
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    kind: str = "bits"
+    axis: int = -1
+    scale: int = 1
+    none_index: int | None = None
+
+    @property
+    def size(self) -> int:
+        """Number of observation entries of the block."""
+        return int(np.prod(self.shape))
+
+
+BLOCK_KINDS = ("bits", "onehot")
+
+
+def block_offsets(blocks: Sequence[Block]) -> dict[str, tuple[int, int]]:
+    """Consecutive observation blocks -> ``{name: (offset, size)}``."""
     out, off = {}, 0
-    for name, size in blocks:
-        out[name] = (off, size)
-        off += size
+    for b in blocks:
+        if b.kind not in BLOCK_KINDS:
+            raise ValueError(f"block {b.name}: kind must be one of {BLOCK_KINDS}, got {b.kind!r}")
+        out[b.name] = (off, b.size)
+        off += b.size
     return out
 
 

@@ -1,4 +1,4 @@
-"""Farbwechsel (RULES.md section 1): trump changes after every trick that holds a queen.
+"""Farbwechsel (docs/rules.md, Farbwechsel): trump changes after every trick that holds a queen.
 
 Options (defaults in brackets): ``num_players`` 3 | 4 [3]; ``partnership``
 [False] (4 players only: seats 0+2 vs 1+3); ``ranking`` "skat" | "natural" |
@@ -9,9 +9,10 @@ the 10 ranks just below the ace]; ``switch_ranks`` ("Q",) | ("Q", "J")
 deals per episode [1].
 
 Every trump change is recorded in the scalar state (the ``REC`` records, ``R_*`` fields)
-and reported three ways: ``infos["trump_changes"]`` at deal end, one event per
-change from :func:`step_events`, and the counters of ``GameSpec.counters``.
-docs/observations/farbwechsel.md describes the observation and these reports.
+and reported three ways: the ``change_*`` fields of the deal records (and AEC
+infos), one event per change from :func:`step_events`, and the counters of
+``GameSpec.counters``. docs/observations/farbwechsel.md describes the
+observation and these reports.
 """
 
 from __future__ import annotations
@@ -23,22 +24,24 @@ from numba import njit, prange
 
 from trickenv import cards
 from trickenv.engine.kernels import (
+    DEAL_ENDED,
+    MATCH_ENDED,
+    NOTHING_ENDED,
+    close_deal,
     count_illegal,
+    idle_game,
     deal_hands,
     close_trick,
     follow_suit_bits,
     play_card,
     put_bits,
+    seal_match,
     uniform_int,
 )
 from trickenv.engine.layout import (
     DEALER,
     DEALS_DONE,
     GAME_FIELDS,
-    LAST_POINTS,
-    LAST_SCORES,
-    LAST_TRICKS,
-    LAST_TRUMP,
     LEADER,
     NO_TRUMP,
     NUM_PHASES,
@@ -60,7 +63,9 @@ from trickenv.engine.layout import (
     TRUMP,
 )
 from trickenv.engine.state import State
-from trickenv.games.base import GameSpec, block_offsets, card_table, check_bool, check_choice, check_int, check_unknown
+from trickenv.games.base import (
+    Block, GameSpec, block_offsets, card_table, check_bool, check_choice, check_int, check_unknown, common_records,
+)
 
 NAME = "farbwechsel"
 OPTIONS = ("num_players", "partnership", "ranking", "switch_ranks", "switch_mode", "rounds")
@@ -102,8 +107,8 @@ REC_SIZE = 8
 MAX_CHANGES = MAX_TRICKS - 1
 REC = PLAYED_TRICK + MAX_TRICKS  # records of this deal: REC + k * REC_SIZE + R_*
 LAST_REC = REC + MAX_CHANGES * REC_SIZE  # records of the last finished deal
-LAST_TRICK_TRUMP = LAST_REC + MAX_CHANGES * REC_SIZE  # trump in force at each trick of the last deal
-NUM_FIELDS = LAST_TRICK_TRUMP + MAX_TRICKS
+LAST_SWITCH_CARDS = LAST_REC + MAX_CHANGES * REC_SIZE  # switching cards played in the last finished deal
+NUM_FIELDS = LAST_SWITCH_CARDS + 1
 
 # Config vector.
 C_N, C_HAND, C_PARTNER, C_CYCLE, C_ROUNDS, C_ACTIONS, C_PAR = range(7)
@@ -111,22 +116,26 @@ NUM_CFG = 7
 TAB_SWITCH = TAB_GAME  # 1 for a card that changes trump (queens; jacks too in Double Farbwechsel)
 
 
-def obs_offsets(n: int, tricks: int) -> dict[str, tuple[int, int]]:
-    """Observation blocks: name -> (offset, length). See docs/observations/farbwechsel.md."""
-    blocks = [
-        ("hand", DECK),
-        ("trick", n * DECK),
-        ("played", n * DECK),
-        ("played_in", tricks * DECK),
-        ("trump", 5),
-        ("trick_trump", tricks * 4),
-        ("tricks", n * (tricks + 1)),
-        ("points", n * (MAX_POINTS + 1)),
-        ("phase", NUM_PHASES),
-        ("dealer", n),
-        ("leader", n),
+def obs_blocks(n: int, tricks: int) -> list[Block]:
+    """The observation, block by block (docs/observations/farbwechsel.md)."""
+    return [
+        Block("hand", (DECK,)),
+        Block("trick", (n, DECK), "onehot"),
+        Block("played", (n, DECK)),
+        Block("played_in", (tricks, DECK), "onehot", axis=0),
+        Block("trump", (5,), "onehot", none_index=4),
+        Block("trick_trump", (tricks, 4), "onehot"),
+        Block("tricks", (n, tricks + 1), "onehot"),
+        Block("points", (n, MAX_POINTS + 1), "onehot"),
+        Block("phase", (NUM_PHASES,), "onehot"),
+        Block("dealer", (n,), "onehot"),
+        Block("leader", (n,), "onehot"),
     ]
-    return block_offsets(blocks)
+
+
+def obs_offsets(n: int, tricks: int) -> dict[str, tuple[int, int]]:
+    """Observation blocks: name -> (offset, length)."""
+    return block_offsets(obs_blocks(n, tricks))
 
 
 # ------------------------------------------------------------------ kernels
@@ -134,7 +143,7 @@ def obs_offsets(n: int, tricks: int) -> dict[str, tuple[int, int]]:
 
 @njit(inline="always")
 def score_points(p, par):
-    """Deal score of a side that took ``p`` card points with par ``par`` (RULES.md section 1)."""
+    """Deal score of a side that took ``p`` card points with par ``par`` (docs/rules.md, Farbwechsel)."""
     if 2 * p >= 3 * par:
         return p + 2 * (p - par)
     if 2 * p < par:
@@ -143,14 +152,14 @@ def score_points(p, par):
 
 
 @njit(inline="always")
-def _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, g, deal_row, fixed):
+def _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g, deal_row, fixed):
     """Deal (from ``deal_row`` if fixed, else at random); the dealer then declares trump."""
     n = cfg[C_N]
     hand = cfg[C_HAND]
     played_by[g, :] = -1
     played_in[g, :] = -1
     trick_trump[g, :] = -1
-    deal_hands(hands, aux, rng, g, deal_row, fixed, n, hand, DECK)
+    deal_hands(hands, aux, dealt, rng, g, deal_row, fixed, n, hand, DECK)
     for k in range(4):
         s[g, TRICK + k] = -1
         s[g, TRICKS + k] = 0
@@ -171,13 +180,13 @@ def _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, g, d
 
 
 @njit(inline="always")
-def _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, g, deal_row, fixed, dealer):
+def _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g, deal_row, fixed, dealer):
     """Zero the match and deal its first deal (dealer < 0: drawn at random)."""
     for k in range(4):
         s[g, TOTALS + k] = 0
     s[g, ROUND] = 0
     s[g, DEALER] = dealer if dealer >= 0 else uniform_int(rng, g, cfg[C_N])
-    _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, g, deal_row, fixed)
+    _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g, deal_row, fixed)
 
 
 @njit(inline="always")
@@ -226,35 +235,29 @@ def _change_trump(s, g, tab, cfg, leader, winner, last_trick):
 
 
 @njit(inline="always")
-def _finish_deal(trick_trump, s, cfg, g, rewards):
-    """Score the finished deal into rewards, totals and LAST_*; return True if the match is over."""
+def _finish_deal(played_by, played_in, trick_trump, dealt, last_play, s, cfg, g, rewards):
+    """Score the finished deal into rewards, totals and the records; return True if the match is over."""
     n = cfg[C_N]
     par = cfg[C_PAR]
     for p in range(n):
         pts = s[g, POINTS + p]
         if cfg[C_PARTNER]:
             pts += s[g, POINTS + (p + 2) % 4]
-        sc = score_points(pts, par)
-        rewards[g, p] = sc
-        s[g, LAST_SCORES + p] = sc
-        s[g, LAST_TRICKS + p] = s[g, TRICKS + p]
-        s[g, LAST_POINTS + p] = s[g, POINTS + p]
-        s[g, TOTALS + p] += sc
-    s[g, LAST_TRUMP] = s[g, TRUMP]
+        rewards[g, p] = score_points(pts, par)
     s[g, LAST_FIRST_TRUMP] = s[g, FIRST_TRUMP]
     s[g, LAST_CHANGES] = s[g, CHANGES]
+    s[g, LAST_SWITCH_CARDS] = s[g, SWITCH_CARDS]
     for k in range(s[g, CHANGES] * REC_SIZE):
         s[g, LAST_REC + k] = s[g, REC + k]
-    for t in range(MAX_TRICKS):
-        s[g, LAST_TRICK_TRUMP + t] = trick_trump[g, t] if t < trick_trump.shape[1] else NO_TRUMP
-    s[g, ROUND] += 1
-    s[g, DEALS_DONE] += 1
-    return s[g, ROUND] >= cfg[C_ROUNDS]
+    close_deal(dealt, last_play, played_by, played_in, trick_trump, s, g, n, rewards)
+    over = s[g, ROUND] >= cfg[C_ROUNDS]
+    seal_match(s, g, over)
+    return over
 
 
 @njit(inline="always")
-def _apply(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, rewards, empty_row):
-    """Apply legal action ``a`` to game g; return True if the episode ended."""
+def _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards, empty_row):
+    """Apply legal action ``a`` to game g; return what it ended (``engine.kernels`` codes)."""
     n = cfg[C_N]
     p = s[g, TO_ACT]
     if s[g, PHASE] == PH_TRUMP:
@@ -262,25 +265,25 @@ def _apply(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a
         s[g, FIRST_TRUMP] = a - DECK
         s[g, PHASE] = PH_PLAY
         s[g, TO_ACT] = s[g, LEADER]
-        return False
+        return NOTHING_ENDED
     play_card(hands, played_by, played_in, s, g, p, a)
     s[g, PLAYED_SEAT + p] |= np.int32(np.int64(1) << a)
     s[g, PLAYED_TRICK + s[g, TRICK_NO]] |= np.int32(np.int64(1) << a)
     if s[g, TRICK_LEN] < n:
         s[g, TO_ACT] = (p + 1) % n
-        return False
+        return NOTHING_ENDED
     leader = s[g, LEADER]
     winner = close_trick(s, g, tab, trick_trump, n)
     last_trick = s[g, TRICK_NO] == cfg[C_HAND]
     _change_trump(s, g, tab, cfg, leader, winner, last_trick)
     if not last_trick:
-        return False
-    if _finish_deal(trick_trump, s, cfg, g, rewards):
+        return NOTHING_ENDED
+    if _finish_deal(played_by, played_in, trick_trump, dealt, last_play, s, cfg, g, rewards):
         s[g, PHASE] = PH_DONE
-        return True
+        return MATCH_ENDED
     s[g, DEALER] = (s[g, DEALER] + 1) % n
-    _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, g, empty_row, False)
-    return False
+    _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g, empty_row, False)
+    return DEAL_ENDED
 
 
 @njit(inline="always")
@@ -373,57 +376,71 @@ def _write_obs(hands, trick_trump, s, cfg, g, seat, obs):
 
 
 @njit(cache=True)
-def reset_kernel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, deal_rows, use_deal, dealers, mask, obs):
+def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, deal_rows, use_deal,
+                 dealers, mask, obs):
     """Start a new episode in every game (from ``deal_rows[g]`` where ``use_deal[g]``)."""
     for g in range(s.shape[0]):
-        _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, g,
+        _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g,
                      deal_rows[g], use_deal[g], dealers[g])
         _write_mask(hands, s, cfg, tab, g, mask)
         _write_obs(hands, trick_trump, s, cfg, g, s[g, TO_ACT], obs)
 
 
 @njit(inline="always")
-def _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, mask, obs, rewards, done,
-               autoreset, empty_row):
+def _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, mask, obs,
+               rewards, done, deal_end, autoreset, empty_row):
     """One step of game g, then its next mask and the observation of the seat to act."""
-    for p in range(cfg[C_N]):
+    for p in range(rewards.shape[1]):
         rewards[g, p] = 0
-    ended = _apply(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, rewards, empty_row)
-    done[g] = ended
-    if ended and autoreset:
-        _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, g, empty_row, False, -1)
+    ended = _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards,
+                   empty_row)
+    done[g] = ended == MATCH_ENDED
+    deal_end[g] = ended != NOTHING_ENDED
+    if ended == MATCH_ENDED and autoreset:
+        _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g, empty_row,
+                     False, -1)
     _write_mask(hands, s, cfg, tab, g, mask)
     _write_obs(hands, trick_trump, s, cfg, g, s[g, TO_ACT], obs)
 
 
 @njit(cache=True)
-def step_kernel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, actions, mask, obs, rewards, done,
-                autoreset):
-    """Apply one action per game; return the number of illegal actions (then nothing changes)."""
-    bad = count_illegal(actions, mask, cfg[C_ACTIONS])
+def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, actions, where, mask,
+                obs, rewards, done, deal_end, autoreset):
+    """Apply one action to every game ``g`` with ``where[g]``; return the number of illegal ones.
+
+    With any illegal action nothing changes. Games outside ``where`` keep their
+    state, mask and observation; their rewards, done and deal_end read zero.
+    """
+    bad = count_illegal(actions, where, mask, cfg[C_ACTIONS])
     empty_row = np.empty(0, np.int8)
     if bad == 0:
         for g in range(s.shape[0]):
-            _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, actions[g], mask, obs,
-                       rewards, done, autoreset, empty_row)
+            if where[g]:
+                _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
+                           actions[g], mask, obs, rewards, done, deal_end, autoreset, empty_row)
+            else:
+                idle_game(rewards, done, deal_end, g)
     return bad
 
 
 @njit(cache=True, parallel=True)
-def step_kernel_parallel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, actions, mask, obs,
-                         rewards, done, autoreset):
+def step_kernel_parallel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, actions,
+                         where, mask, obs, rewards, done, deal_end, autoreset):
     """:func:`step_kernel` with the games split over threads (for large batches)."""
-    bad = count_illegal(actions, mask, cfg[C_ACTIONS])
+    bad = count_illegal(actions, where, mask, cfg[C_ACTIONS])
     empty_row = np.empty(0, np.int8)
     if bad == 0:
         for g in prange(s.shape[0]):
-            _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, actions[g], mask, obs,
-                       rewards, done, autoreset, empty_row)
+            if where[g]:
+                _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
+                           actions[g], mask, obs, rewards, done, deal_end, autoreset, empty_row)
+            else:
+                idle_game(rewards, done, deal_end, g)
     return bad
 
 
 @njit(cache=True)
-def observe_kernel(hands, aux, played_by, played_in, trick_trump, s, cfg, tab, seats, obs):
+def observe_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, cfg, tab, seats, obs):
     """Observation of ``seats[g]`` in every game g."""
     for g in range(s.shape[0]):
         _write_obs(hands, trick_trump, s, cfg, g, seats[g], obs)
@@ -480,8 +497,9 @@ def make_spec(**options: Any) -> GameSpec:
     ]
     resolved = dict(num_players=n, partnership=partnership, ranking=ranking, switch_ranks=switch_ranks,
                     switch_mode=switch_mode, rounds=rounds)
-    offsets = obs_offsets(n, hand)
-    obs_size = sum(size for _, size in offsets.values())
+    blocks = obs_blocks(n, hand)
+    offsets = block_offsets(blocks)
+    obs_size = sum(b.size for b in blocks)
 
     def describe(a: int) -> str:
         if DECK <= a < DECK + 4:
@@ -492,8 +510,8 @@ def make_spec(**options: Any) -> GameSpec:
         name=NAME, options=resolved, num_players=n, deck=DECK, hand_size=hand, num_tricks=hand,
         num_actions=num_actions, obs_size=obs_size, num_fields=NUM_FIELDS, num_aux=1, cfg=cfg, tab=tab,
         reset_kernel=reset_kernel, step_kernel=step_kernel, step_kernel_parallel=step_kernel_parallel,
-        observe_kernel=observe_kernel,
-        describe_action=describe, infos=deal_infos, render_text=render,
+        observe_kernel=observe_kernel, obs_blocks=blocks, records=deal_records,
+        describe_action=describe, render_text=render,
         step_events=step_events,
         counters={
             "trump_changes": CHANGES,
@@ -502,7 +520,7 @@ def make_spec(**options: Any) -> GameSpec:
             "switch_cards": SWITCH_CARDS,
             "switch_cards_total": SWITCH_TOTAL,
         },
-        extra={"obs_offsets": offsets, "par": par},
+        extra={"obs_offsets": offsets, "par": par, "card_sets": {"switch": tab[TAB_SWITCH] != 0}},
     )
 
 
@@ -533,26 +551,31 @@ def _records(s: np.ndarray, base: int, start: int, stop: int) -> list[dict[str, 
     return out
 
 
-def deal_infos(spec: GameSpec, state: State, g: int) -> dict[str, Any]:
-    """Result of the last finished deal of game g, its trump changes and the match totals."""
-    s = state.s[g]
-    n = spec.num_players
-    points = [int(x) for x in s[LAST_POINTS:LAST_POINTS + n]]
-    info = {
-        "tricks": [int(x) for x in s[LAST_TRICKS:LAST_TRICKS + n]],
-        "points": points,
-        "scores": [int(x) for x in s[LAST_SCORES:LAST_SCORES + n]],
-        "totals": [int(x) for x in s[TOTALS:TOTALS + n]],
-        "trump": _suit(int(s[LAST_TRUMP])),
-        "first_trump": _suit(int(s[LAST_FIRST_TRUMP])),
-        "trick_trumps": [_suit(int(x)) for x in s[LAST_TRICK_TRUMP:LAST_TRICK_TRUMP + spec.num_tricks]],
-        "trump_changes": _records(s, LAST_REC, 0, int(s[LAST_CHANGES])),
-        "set_aside_points": MAX_POINTS - sum(points),
-        "round": int(s[ROUND]),
-    }
+# The change record fields, in the order of the R_* columns.
+CHANGE_FIELDS = ("trick", "seat", "card", "old_trump", "new_trump", "points", "winner", "switch_cards")
+
+
+def deal_records(spec: GameSpec, state: State, games: np.ndarray) -> dict[str, np.ndarray]:
+    """Records of the last finished deal of ``games``: the common fields, first trump and the trump changes.
+
+    ``change_<field>[k, j]`` is field ``<field>`` of the deal's j-th trump change
+    (``CHANGE_FIELDS``), -1 past its ``trump_changes`` changes.
+    """
+    rec = common_records(spec, state, games)
+    s = state.s[games]
+    count = s[:, LAST_CHANGES]
+    rec["first_trump"] = s[:, LAST_FIRST_TRUMP].astype(np.int8)
+    rec["trump_changes"] = count.astype(np.int8)
+    rec["switch_cards"] = s[:, LAST_SWITCH_CARDS].astype(np.int8)
+    raw = s[:, LAST_REC:LAST_REC + MAX_CHANGES * REC_SIZE].reshape(-1, MAX_CHANGES, REC_SIZE)
+    valid = np.arange(MAX_CHANGES)[None, :] < count[:, None]
+    for j, name in enumerate(CHANGE_FIELDS):
+        rec["change_" + name] = np.where(valid, raw[:, :, j], -1).astype(np.int16 if name == "points" else np.int8)
+    points = rec["points"]
+    rec["set_aside_points"] = (MAX_POINTS - points.sum(axis=1)).astype(np.int16)
     if spec.options["partnership"]:
-        info["team_points"] = [points[0] + points[2], points[1] + points[3]]
-    return info
+        rec["team_points"] = np.stack([points[:, 0] + points[:, 2], points[:, 1] + points[:, 3]], axis=1)
+    return rec
 
 
 def step_events(spec: GameSpec, state: State, g: int, s_before: np.ndarray) -> list[dict[str, Any]]:

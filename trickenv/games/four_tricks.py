@@ -1,4 +1,4 @@
-"""Four Tricks (RULES.md section 3): 3 players try to take exactly 4 tricks.
+"""Four Tricks (docs/rules.md, Four Tricks): 3 players try to take exactly 4 tricks.
 
 Options (defaults in brackets): ``deck`` 48 | 52 [48]; ``trump`` "dealer" |
 "none" | "turn_up" ["dealer" with 48 cards, "turn_up" with 52]; ``bidding``
@@ -16,23 +16,24 @@ from numba import njit, prange
 
 from trickenv import cards
 from trickenv.engine.kernels import (
+    DEAL_ENDED,
+    MATCH_ENDED,
+    NOTHING_ENDED,
+    close_deal,
     count_illegal,
+    idle_game,
     deal_hands,
     close_trick,
     follow_suit_bits,
     lowest_card,
     play_card,
     put_bits,
+    seal_match,
     uniform_int,
 )
 from trickenv.engine.layout import (
     DEALER,
-    DEALS_DONE,
     GAME_FIELDS,
-    LAST_POINTS,
-    LAST_SCORES,
-    LAST_TRICKS,
-    LAST_TRUMP,
     LEADER,
     NO_TRUMP,
     NUM_PHASES,
@@ -54,7 +55,9 @@ from trickenv.engine.layout import (
     TRUMP,
 )
 from trickenv.engine.state import State
-from trickenv.games.base import GameSpec, block_offsets, card_table, check_bool, check_choice, check_int, check_unknown
+from trickenv.games.base import (
+    Block, GameSpec, block_offsets, card_table, check_bool, check_choice, check_int, check_unknown, common_records,
+)
 
 NAME = "four_tricks"
 NUM_PLAYERS = 3
@@ -71,7 +74,8 @@ NUM_BIDS = GAME_FIELDS + 5
 LAST_BIDS = GAME_FIELDS + 6  # 4 slots
 LAST_TARGET = GAME_FIELDS + 10
 TURNED_UP = GAME_FIELDS + 11  # the face-up undealt card, -1 if none
-NUM_FIELDS = GAME_FIELDS + 12
+LAST_TURNED_UP = GAME_FIELDS + 12
+NUM_FIELDS = GAME_FIELDS + 13
 
 # Config vector.
 C_DECK, C_RANKS, C_HAND, C_TRUMP_MODE, C_BIDDING, C_TARGET, C_ROUNDS, C_WIN_AT, C_SCHED_LEN, C_ACTIONS = range(10)
@@ -79,36 +83,40 @@ MODE_DEALER, MODE_NONE, MODE_TURN_UP = range(3)
 N = NUM_PLAYERS
 
 
-def obs_offsets(deck: int, hand: int) -> dict[str, tuple[int, int]]:
-    """Observation blocks: name -> (offset, length). See docs/observations.md."""
-    blocks = [
-        ("hand", deck),
-        ("trick", N * deck),
-        ("played", N * deck),
-        ("trump", 5),
-        ("turned_up", deck),
-        ("tricks", N * (hand + 1)),
-        ("target", hand + 1),
-        ("bids", N * (hand + 1)),
-        ("phase", NUM_PHASES),
-        ("dealer", N),
-        ("leader", N),
+def obs_blocks(deck: int, hand: int) -> list[Block]:
+    """The observation, block by block (docs/observations/four_tricks.md)."""
+    return [
+        Block("hand", (deck,)),
+        Block("trick", (N, deck), "onehot"),
+        Block("played", (N, deck)),
+        Block("trump", (5,), "onehot", none_index=4),
+        Block("turned_up", (deck,), "onehot"),
+        Block("tricks", (N, hand + 1), "onehot"),
+        Block("target", (hand + 1,), "onehot"),
+        Block("bids", (N, hand + 1), "onehot"),
+        Block("phase", (NUM_PHASES,), "onehot"),
+        Block("dealer", (N,), "onehot"),
+        Block("leader", (N,), "onehot"),
     ]
-    return block_offsets(blocks)
+
+
+def obs_offsets(deck: int, hand: int) -> dict[str, tuple[int, int]]:
+    """Observation blocks: name -> (offset, length)."""
+    return block_offsets(obs_blocks(deck, hand))
 
 
 # ------------------------------------------------------------------ kernels
 
 
 @njit(inline="always")
-def _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, deal_row, fixed):
+def _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, deal_row, fixed):
     """Deal (from ``deal_row`` if fixed, else at random) and open the first decision."""
     deck = cfg[C_DECK]
     hand = cfg[C_HAND]
     played_by[g, :] = -1
     played_in[g, :] = -1
     trick_trump[g, :] = -1
-    deal_hands(hands, aux, rng, g, deal_row, fixed, N, hand, deck)
+    deal_hands(hands, aux, dealt, rng, g, deal_row, fixed, N, hand, deck)
     for k in range(4):
         s[g, TRICK + k] = -1
         s[g, TRICKS + k] = 0
@@ -143,13 +151,13 @@ def _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab,
 
 
 @njit(inline="always")
-def _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, deal_row, fixed, dealer):
+def _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, deal_row, fixed, dealer):
     """Zero the match and deal its first round (dealer < 0: drawn at random)."""
     for k in range(4):
         s[g, TOTALS + k] = 0
     s[g, ROUND] = 0
     s[g, DEALER] = dealer if dealer >= 0 else uniform_int(rng, g, N)
-    _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, deal_row, fixed)
+    _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, deal_row, fixed)
 
 
 @njit(inline="always")
@@ -161,31 +169,24 @@ def _deal_score(tricks, goal, bidding):
 
 
 @njit(inline="always")
-def _finish_deal(s, cfg, g, rewards):
-    """Score the finished deal into rewards and totals; return True if the match is over."""
-    top = -(1 << 30)
+def _finish_deal(played_by, played_in, trick_trump, dealt, last_play, s, cfg, g, rewards):
+    """Score the finished deal into rewards, totals and the records; return True if the match is over."""
     for p in range(N):
         goal = s[g, BIDS + p] if cfg[C_BIDDING] else s[g, TARGET]
-        sc = _deal_score(s[g, TRICKS + p], goal, cfg[C_BIDDING])
-        rewards[g, p] = sc
-        s[g, LAST_SCORES + p] = sc
-        s[g, LAST_TRICKS + p] = s[g, TRICKS + p]
-        s[g, LAST_POINTS + p] = s[g, POINTS + p]
+        rewards[g, p] = _deal_score(s[g, TRICKS + p], goal, cfg[C_BIDDING])
         s[g, LAST_BIDS + p] = s[g, BIDS + p]
-        s[g, TOTALS + p] += sc
-        top = max(top, s[g, TOTALS + p])
-    s[g, LAST_TRUMP] = s[g, TRUMP]
     s[g, LAST_TARGET] = s[g, TARGET]
-    s[g, ROUND] += 1
-    s[g, DEALS_DONE] += 1
-    if cfg[C_ROUNDS] > 0 and s[g, ROUND] >= cfg[C_ROUNDS]:
-        return True
-    return cfg[C_WIN_AT] > 0 and top >= cfg[C_WIN_AT]
+    s[g, LAST_TURNED_UP] = s[g, TURNED_UP]
+    close_deal(dealt, last_play, played_by, played_in, trick_trump, s, g, N, rewards)
+    top = max(s[g, TOTALS + 0], max(s[g, TOTALS + 1], s[g, TOTALS + 2]))
+    over = (cfg[C_ROUNDS] > 0 and s[g, ROUND] >= cfg[C_ROUNDS]) or (cfg[C_WIN_AT] > 0 and top >= cfg[C_WIN_AT])
+    seal_match(s, g, over)
+    return over
 
 
 @njit(inline="always")
-def _apply(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, rewards, empty_row):
-    """Apply legal action ``a`` to game g; return True if the episode ended."""
+def _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards, empty_row):
+    """Apply legal action ``a`` to game g; return what it ended (``engine.kernels`` codes)."""
     deck = cfg[C_DECK]
     p = s[g, TO_ACT]
     ph = s[g, PHASE]
@@ -193,7 +194,7 @@ def _apply(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a
         s[g, TRUMP] = a - deck
         s[g, PHASE] = PH_BID if cfg[C_BIDDING] else PH_PLAY
         s[g, TO_ACT] = s[g, LEADER]
-        return False
+        return NOTHING_ENDED
     if ph == PH_BID:
         s[g, BIDS + p] = a - deck - 4
         s[g, NUM_BIDS] += 1
@@ -202,20 +203,20 @@ def _apply(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a
             s[g, TO_ACT] = s[g, LEADER]
         else:
             s[g, TO_ACT] = (p + 1) % N
-        return False
+        return NOTHING_ENDED
     play_card(hands, played_by, played_in, s, g, p, a)
     if s[g, TRICK_LEN] < N:
         s[g, TO_ACT] = (p + 1) % N
-        return False
+        return NOTHING_ENDED
     close_trick(s, g, tab, trick_trump, N)
     if s[g, TRICK_NO] < cfg[C_HAND]:
-        return False
-    if _finish_deal(s, cfg, g, rewards):
+        return NOTHING_ENDED
+    if _finish_deal(played_by, played_in, trick_trump, dealt, last_play, s, cfg, g, rewards):
         s[g, PHASE] = PH_DONE
-        return True
+        return MATCH_ENDED
     s[g, DEALER] = (s[g, DEALER] + 1) % N
-    _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, empty_row, False)
-    return False
+    _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, empty_row, False)
+    return DEAL_ENDED
 
 
 @njit(inline="always")
@@ -292,57 +293,71 @@ def _write_obs(hands, played_by, s, cfg, g, seat, obs):
 
 
 @njit(cache=True)
-def reset_kernel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, deal_rows, use_deal, dealers, mask, obs):
+def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, deal_rows, use_deal,
+                 dealers, mask, obs):
     """Start a new episode in every game (from ``deal_rows[g]`` where ``use_deal[g]``)."""
     for g in range(s.shape[0]):
-        _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g,
+        _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
                      deal_rows[g], use_deal[g], dealers[g])
         _write_mask(hands, s, cfg, tab, g, mask)
         _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
 
 
 @njit(inline="always")
-def _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, mask, obs, rewards, done,
-               autoreset, empty_row):
+def _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, mask, obs,
+               rewards, done, deal_end, autoreset, empty_row):
     """One step of game g, then its next mask and the observation of the seat to act."""
-    for p in range(N):
+    for p in range(rewards.shape[1]):
         rewards[g, p] = 0
-    ended = _apply(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, rewards, empty_row)
-    done[g] = ended
-    if ended and autoreset:
-        _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, empty_row, False, -1)
+    ended = _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards,
+                   empty_row)
+    done[g] = ended == MATCH_ENDED
+    deal_end[g] = ended != NOTHING_ENDED
+    if ended == MATCH_ENDED and autoreset:
+        _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, empty_row,
+                     False, -1)
     _write_mask(hands, s, cfg, tab, g, mask)
     _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
 
 
 @njit(cache=True)
-def step_kernel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, actions, mask, obs, rewards, done,
-                autoreset):
-    """Apply one action per game; return the number of illegal actions (then nothing changes)."""
-    bad = count_illegal(actions, mask, cfg[C_ACTIONS])
+def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, actions, where, mask,
+                obs, rewards, done, deal_end, autoreset):
+    """Apply one action to every game ``g`` with ``where[g]``; return the number of illegal ones.
+
+    With any illegal action nothing changes. Games outside ``where`` keep their
+    state, mask and observation; their rewards, done and deal_end read zero.
+    """
+    bad = count_illegal(actions, where, mask, cfg[C_ACTIONS])
     empty_row = np.empty(0, np.int8)
     if bad == 0:
         for g in range(s.shape[0]):
-            _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, actions[g], mask, obs,
-                       rewards, done, autoreset, empty_row)
+            if where[g]:
+                _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
+                           actions[g], mask, obs, rewards, done, deal_end, autoreset, empty_row)
+            else:
+                idle_game(rewards, done, deal_end, g)
     return bad
 
 
 @njit(cache=True, parallel=True)
-def step_kernel_parallel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, actions, mask, obs,
-                         rewards, done, autoreset):
+def step_kernel_parallel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, actions,
+                         where, mask, obs, rewards, done, deal_end, autoreset):
     """:func:`step_kernel` with the games split over threads (for large batches)."""
-    bad = count_illegal(actions, mask, cfg[C_ACTIONS])
+    bad = count_illegal(actions, where, mask, cfg[C_ACTIONS])
     empty_row = np.empty(0, np.int8)
     if bad == 0:
         for g in prange(s.shape[0]):
-            _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, actions[g], mask, obs,
-                       rewards, done, autoreset, empty_row)
+            if where[g]:
+                _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
+                           actions[g], mask, obs, rewards, done, deal_end, autoreset, empty_row)
+            else:
+                idle_game(rewards, done, deal_end, g)
     return bad
 
 
 @njit(cache=True)
-def observe_kernel(hands, aux, played_by, played_in, trick_trump, s, cfg, tab, seats, obs):
+def observe_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, cfg, tab, seats, obs):
     """Observation of ``seats[g]`` in every game g."""
     for g in range(s.shape[0]):
         _write_obs(hands, played_by, s, cfg, g, seats[g], obs)
@@ -398,8 +413,9 @@ def make_spec(**options: Any) -> GameSpec:
     ]
     resolved = dict(deck=deck, trump=trump, bidding=bidding, target=None if (bidding or schedule) else target,
                     target_schedule=schedule, rounds=rounds or None, win_at=win_at)
-    offsets = obs_offsets(deck, hand)
-    obs_size = sum(size for _, size in offsets.values())
+    blocks = obs_blocks(deck, hand)
+    offsets = block_offsets(blocks)
+    obs_size = sum(b.size for b in blocks)
 
     def describe(a: int) -> str:
         if deck <= a < deck + 4:
@@ -412,8 +428,8 @@ def make_spec(**options: Any) -> GameSpec:
         name=NAME, options=resolved, num_players=NUM_PLAYERS, deck=deck, hand_size=hand, num_tricks=hand,
         num_actions=num_actions, obs_size=obs_size, num_fields=NUM_FIELDS, num_aux=1, cfg=cfg, tab=tab,
         reset_kernel=reset_kernel, step_kernel=step_kernel, step_kernel_parallel=step_kernel_parallel,
-        observe_kernel=observe_kernel,
-        describe_action=describe, infos=deal_infos, render_text=render,
+        observe_kernel=observe_kernel, obs_blocks=blocks, records=deal_records,
+        describe_action=describe, render_text=render,
         extra={"obs_offsets": offsets},
     )
 
@@ -421,24 +437,17 @@ def make_spec(**options: Any) -> GameSpec:
 # ------------------------------------------------------------ text and infos
 
 
-def deal_infos(spec: GameSpec, state: State, g: int) -> dict[str, Any]:
-    """Result of the last finished deal of game g and the match totals."""
-    s = state.s[g]
-    n = spec.num_players
-    trump = int(s[LAST_TRUMP])
-    return {
-        "tricks": [int(x) for x in s[LAST_TRICKS:LAST_TRICKS + n]],
-        "scores": [int(x) for x in s[LAST_SCORES:LAST_SCORES + n]],
-        "trump": cards.SUITS[trump] if trump >= 0 else None,
-        "target": int(s[LAST_TARGET]) if s[LAST_TARGET] >= 0 else None,
-        "bids": [int(x) for x in s[LAST_BIDS:LAST_BIDS + n]] if spec.options["bidding"] else None,
-        "totals": [int(x) for x in s[TOTALS:TOTALS + n]],
-        "round": int(s[ROUND]),
-        "match_over": bool(s[PHASE] == PH_DONE),
-        # Highest total wins the match (several seats on a tie).
-        "winners": [p for p in range(n) if s[TOTALS + p] == s[TOTALS:TOTALS + n].max()] if s[PHASE] == PH_DONE
-        else None,
-    }
+def deal_records(spec: GameSpec, state: State, games: np.ndarray) -> dict[str, np.ndarray]:
+    """Records of the last finished deal of ``games``: the common fields plus target, bids, turned-up card, winners."""
+    rec = common_records(spec, state, games)
+    s = state.s[games]
+    rec["target"] = s[:, LAST_TARGET].astype(np.int8)
+    rec["bids"] = s[:, LAST_BIDS:LAST_BIDS + N].astype(np.int8)
+    rec["turned_up"] = s[:, LAST_TURNED_UP].astype(np.int8)
+    # The highest total wins the match (several seats on a tie); all False before the match ends.
+    totals = rec["totals"]
+    rec["winners"] = rec["match_over"][:, None] & (totals == totals.max(axis=1, keepdims=True))
+    return rec
 
 
 def render(spec: GameSpec, state: State, g: int) -> str:

@@ -1,4 +1,4 @@
-"""King Calling / Königrufen (RULES.md section 2): the caller names a card and a secret partner.
+"""King Calling / Königrufen (docs/rules.md, King Calling): the caller names a card and a secret partner.
 
 Options (defaults in brackets): ``partner_from`` "first_batch" | "full_hand"
 ["first_batch"]: whose hand decides the partner (the holder of the called card
@@ -20,23 +20,24 @@ from numba import njit, prange
 
 from trickenv import cards
 from trickenv.engine.kernels import (
+    DEAL_ENDED,
+    MATCH_ENDED,
+    NOTHING_ENDED,
+    close_deal,
     count_illegal,
+    idle_game,
     bit,
     close_trick,
     deal_groups,
     duty_bits,
     play_card,
     put_bits,
+    seal_match,
     uniform_int,
 )
 from trickenv.engine.layout import (
     DEALER,
-    DEALS_DONE,
     GAME_FIELDS,
-    LAST_POINTS,
-    LAST_SCORES,
-    LAST_TRICKS,
-    LAST_TRUMP,
     LEADER,
     NO_TRUMP,
     NUM_PHASES,
@@ -57,7 +58,7 @@ from trickenv.engine.layout import (
 )
 from trickenv.engine.state import State
 from trickenv.games import base
-from trickenv.games.base import GameSpec, block_offsets, check_choice, check_int, check_unknown
+from trickenv.games.base import Block, GameSpec, block_offsets, check_choice, check_int, check_unknown, common_records
 
 NAME = "koenigrufen"
 NUM_PLAYERS = 4
@@ -130,26 +131,30 @@ N = NUM_PLAYERS
 POINT_LEVELS = 10  # card points per seat are multiples of 10 in 0..90
 
 
-def obs_offsets() -> dict[str, tuple[int, int]]:
-    """Observation blocks: name -> (offset, length). See docs/observations/koenigrufen.md."""
-    blocks = [
-        ("hand", DECK),
-        ("trick", N * DECK),
-        ("played", N * DECK),
-        ("trump", 5),
-        ("called", DECK),
-        ("own_status", 3),
-        ("sides", N + 1),
-        ("marriages", N * 4),
-        ("big_declaration", N * 2),
-        ("points", N * POINT_LEVELS),
-        ("tricks", N * (HAND + 1)),
-        ("phase", NUM_PHASES),
-        ("dealer", N),
-        ("leader", N),
-        ("caller", N),
+def obs_blocks() -> list[Block]:
+    """The observation, block by block (docs/observations/koenigrufen.md)."""
+    return [
+        Block("hand", (DECK,)),
+        Block("trick", (N, DECK), "onehot"),
+        Block("played", (N, DECK)),
+        Block("trump", (5,), "onehot", none_index=4),
+        Block("called", (DECK,), "onehot"),
+        Block("own_status", (3,)),
+        Block("sides", (N + 1,), "onehot"),
+        Block("marriages", (N, 4)),
+        Block("big_declaration", (N, 2)),
+        Block("points", (N, POINT_LEVELS), "onehot", scale=10),
+        Block("tricks", (N, HAND + 1), "onehot"),
+        Block("phase", (NUM_PHASES,), "onehot"),
+        Block("dealer", (N,), "onehot"),
+        Block("leader", (N,), "onehot"),
+        Block("caller", (N,), "onehot"),
     ]
-    return block_offsets(blocks)
+
+
+def obs_offsets() -> dict[str, tuple[int, int]]:
+    """Observation blocks: name -> (offset, length)."""
+    return block_offsets(obs_blocks())
 
 
 _OFF = obs_offsets()
@@ -240,7 +245,7 @@ def marriage_value(suit: int, trump: int) -> int:
 
 
 @njit(inline="always")
-def _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, deal_row, fixed):
+def _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, deal_row, fixed):
     """Deal both batches (the second into aux until the call) and open the call."""
     played_by[g, :] = -1
     played_in[g, :] = -1
@@ -267,6 +272,9 @@ def _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab,
         for p in range(N):
             hands[g, p] = groups[p]
             aux[g, 1 + p] = groups[N + p]
+    for p in range(N):
+        dealt[g, 0, p] = hands[g, p] | aux[g, 1 + p]
+        dealt[g, 0, N + p] = aux[g, 1 + p]
     for k in range(4):
         s[g, TRICK + k] = -1
         s[g, TRICKS + k] = 0
@@ -290,13 +298,13 @@ def _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab,
 
 
 @njit(inline="always")
-def _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, deal_row, fixed, dealer):
+def _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, deal_row, fixed, dealer):
     """Zero the match and deal its first round (dealer < 0: drawn at random)."""
     for k in range(4):
         s[g, TOTALS + k] = 0
     s[g, ROUND] = 0
     s[g, DEALER] = dealer if dealer >= 0 else uniform_int(rng, g, N)
-    _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, deal_row, fixed)
+    _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, deal_row, fixed)
 
 
 @njit(inline="always")
@@ -334,8 +342,8 @@ def _call(hands, aux, s, cfg, tab, g, c):
 
 
 @njit(inline="always")
-def _finish_deal(s, cfg, g, rewards):
-    """Score the finished deal into rewards and totals; return True if the match is over."""
+def _finish_deal(played_by, played_in, trick_trump, dealt, last_play, s, cfg, g, rewards):
+    """Score the finished deal into rewards, totals and the records; return True if the match is over."""
     caller = s[g, CALLER]
     partner = s[g, PARTNER]
     trump = s[g, TRUMP]
@@ -367,13 +375,7 @@ def _finish_deal(s, cfg, g, rewards):
     call_wins, stake = score_deal(call_total, call_tricks, call_decl, def_total, big_side, s[g, BIG_KIND])
     pay(rewards, g, call_wins, stake, caller, partner)
     for q in range(N):
-        sc = np.int32(rewards[g, q])
-        s[g, LAST_SCORES + q] = sc
-        s[g, TOTALS + q] += sc
-        s[g, LAST_TRICKS + q] = s[g, TRICKS + q]
-        s[g, LAST_POINTS + q] = s[g, POINTS + q]
         s[g, LAST_MARR + q] = s[g, MARR + q]
-    s[g, LAST_TRUMP] = trump
     s[g, LAST_CALLER] = caller
     s[g, LAST_CALLED] = s[g, CALLED]
     s[g, LAST_PARTNER] = partner
@@ -386,18 +388,19 @@ def _finish_deal(s, cfg, g, rewards):
     s[g, LAST_CALL_WINS] = call_wins
     s[g, LAST_STAKE] = stake
     s[g, LAST_THRESHOLD] = BASE_THRESHOLD if call_decl == 0 else MARRIAGE_BASE + call_decl
-    s[g, ROUND] += 1
-    s[g, DEALS_DONE] += 1
-    return s[g, ROUND] >= cfg[C_ROUNDS]
+    close_deal(dealt, last_play, played_by, played_in, trick_trump, s, g, N, rewards)
+    over = s[g, ROUND] >= cfg[C_ROUNDS]
+    seal_match(s, g, over)
+    return over
 
 
 @njit(inline="always")
-def _apply(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, rewards, empty_row):
-    """Apply legal action ``a`` to game g; return True if the episode ended."""
+def _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards, empty_row):
+    """Apply legal action ``a`` to game g; return what it ended (``engine.kernels`` codes)."""
     p = s[g, TO_ACT]
     if s[g, PHASE] == PH_CALL:
         _call(hands, aux, s, cfg, tab, g, a - A_CALL)
-        return False
+        return NOTHING_ENDED
     if a >= A_MARRIAGE:
         # A declaration: the same player stays to act.
         if a >= A_HUNDRED:
@@ -405,23 +408,23 @@ def _apply(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a
             s[g, BIG_KIND] = BIG_HUNDRED if a == A_HUNDRED else BIG_ALL_TRICKS
         else:
             s[g, MARR + p] |= 1 << (a - A_MARRIAGE)
-        return False
+        return NOTHING_ENDED
     play_card(hands, played_by, played_in, s, g, p, a)
     if a == s[g, CALLED]:
         s[g, REVEALED] = 1
     if s[g, TRICK_LEN] < N:
         s[g, TO_ACT] = (p + 1) % N
-        return False
+        return NOTHING_ENDED
     winner = close_trick(s, g, tab, trick_trump, N)
     if s[g, TRICK_NO] < HAND:
-        return False
+        return NOTHING_ENDED
     s[g, POINTS + winner] += LAST_TRICK_BONUS
-    if _finish_deal(s, cfg, g, rewards):
+    if _finish_deal(played_by, played_in, trick_trump, dealt, last_play, s, cfg, g, rewards):
         s[g, PHASE] = PH_DONE
-        return True
+        return MATCH_ENDED
     s[g, DEALER] = (s[g, DEALER] + 1) % N
-    _start_deal(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, empty_row, False)
-    return False
+    _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, empty_row, False)
+    return DEAL_ENDED
 
 
 @njit(inline="always")
@@ -502,57 +505,71 @@ def _write_obs(hands, played_by, s, cfg, g, seat, obs):
 
 
 @njit(cache=True)
-def reset_kernel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, deal_rows, use_deal, dealers, mask, obs):
+def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, deal_rows, use_deal,
+                 dealers, mask, obs):
     """Start a new episode in every game (from ``deal_rows[g]`` where ``use_deal[g]``)."""
     for g in range(s.shape[0]):
-        _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g,
+        _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
                      deal_rows[g], use_deal[g], dealers[g])
         _write_mask(hands, s, cfg, tab, g, mask)
         _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
 
 
 @njit(inline="always")
-def _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, mask, obs, rewards, done,
-               autoreset, empty_row):
+def _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, mask, obs,
+               rewards, done, deal_end, autoreset, empty_row):
     """One step of game g, then its next mask and the observation of the seat to act."""
-    for p in range(N):
+    for p in range(rewards.shape[1]):
         rewards[g, p] = 0
-    ended = _apply(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, a, rewards, empty_row)
-    done[g] = ended
-    if ended and autoreset:
-        _start_match(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, empty_row, False, -1)
+    ended = _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards,
+                   empty_row)
+    done[g] = ended == MATCH_ENDED
+    deal_end[g] = ended != NOTHING_ENDED
+    if ended == MATCH_ENDED and autoreset:
+        _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, empty_row,
+                     False, -1)
     _write_mask(hands, s, cfg, tab, g, mask)
     _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
 
 
 @njit(cache=True)
-def step_kernel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, actions, mask, obs, rewards, done,
-                autoreset):
-    """Apply one action per game; return the number of illegal actions (then nothing changes)."""
-    bad = count_illegal(actions, mask, cfg[C_ACTIONS])
+def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, actions, where, mask,
+                obs, rewards, done, deal_end, autoreset):
+    """Apply one action to every game ``g`` with ``where[g]``; return the number of illegal ones.
+
+    With any illegal action nothing changes. Games outside ``where`` keep their
+    state, mask and observation; their rewards, done and deal_end read zero.
+    """
+    bad = count_illegal(actions, where, mask, cfg[C_ACTIONS])
     empty_row = np.empty(0, np.int8)
     if bad == 0:
         for g in range(s.shape[0]):
-            _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, actions[g], mask, obs,
-                       rewards, done, autoreset, empty_row)
+            if where[g]:
+                _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
+                           actions[g], mask, obs, rewards, done, deal_end, autoreset, empty_row)
+            else:
+                idle_game(rewards, done, deal_end, g)
     return bad
 
 
 @njit(cache=True, parallel=True)
-def step_kernel_parallel(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, actions, mask, obs,
-                         rewards, done, autoreset):
+def step_kernel_parallel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, actions,
+                         where, mask, obs, rewards, done, deal_end, autoreset):
     """:func:`step_kernel` with the games split over threads (for large batches)."""
-    bad = count_illegal(actions, mask, cfg[C_ACTIONS])
+    bad = count_illegal(actions, where, mask, cfg[C_ACTIONS])
     empty_row = np.empty(0, np.int8)
     if bad == 0:
         for g in prange(s.shape[0]):
-            _step_game(hands, aux, played_by, played_in, trick_trump, s, rng, cfg, tab, g, actions[g], mask, obs,
-                       rewards, done, autoreset, empty_row)
+            if where[g]:
+                _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
+                           actions[g], mask, obs, rewards, done, deal_end, autoreset, empty_row)
+            else:
+                idle_game(rewards, done, deal_end, g)
     return bad
 
 
 @njit(cache=True)
-def observe_kernel(hands, aux, played_by, played_in, trick_trump, s, cfg, tab, seats, obs):
+def observe_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, cfg, tab, seats, obs):
     """Observation of ``seats[g]`` in every game g."""
     for g in range(s.shape[0]):
         _write_obs(hands, played_by, s, cfg, g, seats[g], obs)
@@ -582,8 +599,8 @@ def make_spec(**options: Any) -> GameSpec:
         name=NAME, options=resolved, num_players=NUM_PLAYERS, deck=DECK, hand_size=HAND, num_tricks=HAND,
         num_actions=NUM_ACTIONS, obs_size=OBS_SIZE, num_fields=NUM_FIELDS, num_aux=NUM_AUX, cfg=cfg,
         tab=card_table(), reset_kernel=reset_kernel, step_kernel=step_kernel,
-        step_kernel_parallel=step_kernel_parallel, observe_kernel=observe_kernel,
-        batch_sizes=(BATCH, BATCH), describe_action=describe_action, infos=deal_infos, render_text=render,
+        step_kernel_parallel=step_kernel_parallel, observe_kernel=observe_kernel, obs_blocks=obs_blocks(),
+        records=deal_records, batch_sizes=(BATCH, BATCH), describe_action=describe_action, render_text=render,
         extra={"obs_offsets": obs_offsets()},
     )
 
@@ -604,55 +621,37 @@ def describe_action(a: int) -> str:
     return f"action {a}"
 
 
-def _declarations(marr: np.ndarray, tricks: np.ndarray, trump: int) -> list[dict[str, Any]]:
-    out = []
-    for q in range(NUM_PLAYERS):
-        for su in range(4):
-            if (int(marr[q]) >> su) & 1:
-                out.append({
-                    "seat": q, "suit": cards.SUITS[su],
-                    "value": MARRIAGE_TRUMP if su == trump else MARRIAGE_PLAIN, "counted": bool(tricks[q] > 0),
-                })
-    return out
-
-
-def deal_infos(spec: GameSpec, state: State, g: int) -> dict[str, Any]:
-    """Result of the last finished deal of game g and the match totals."""
-    s = state.s[g]
-    n = NUM_PLAYERS
-    caller = int(s[LAST_CALLER])
-    partner = int(s[LAST_PARTNER])
-    trump = int(s[LAST_TRUMP])
-    big_by = int(s[LAST_BIG_BY])
-    calling = [caller] + ([partner] if partner >= 0 else [])
-    call_wins = bool(s[LAST_CALL_WINS])
-    tricks = [int(x) for x in s[LAST_TRICKS:LAST_TRICKS + n]]
-    return {
-        "caller": caller,
-        "partner": partner if partner >= 0 else None,
-        "alone": partner < 0,
-        "alone_kind": ALONE_NAMES[int(s[LAST_ALONE])],
-        "called_card": cards.card_str(int(s[LAST_CALLED]), DECK),
-        "called_card_id": int(s[LAST_CALLED]),
-        "called_card_holder": int(s[LAST_HOLDER]),
-        "trump": cards.SUITS[trump],
+def deal_records(spec: GameSpec, state: State, games: np.ndarray) -> dict[str, np.ndarray]:
+    """Records of the last finished deal of ``games``: the common fields plus the call, sides,
+    declarations and the result (``scores`` are the payments)."""
+    rec = common_records(spec, state, games)
+    s = state.s[games]
+    k = len(games)
+    caller = s[:, LAST_CALLER]
+    partner = s[:, LAST_PARTNER]
+    seats = np.arange(N)[None, :]
+    calling = (seats == caller[:, None]) | (seats == partner[:, None])
+    marr = ((s[:, LAST_MARR:LAST_MARR + N, None] >> np.arange(4)) & 1).astype(bool)
+    tricks = rec["tricks"].astype(np.int64)
+    team_tricks = np.stack([(tricks * calling).sum(axis=1), (tricks * ~calling).sum(axis=1)], axis=1)
+    rec.update({
+        "caller": caller.astype(np.int8),
+        "called_card": s[:, LAST_CALLED].astype(np.int8),
+        "holder": s[:, LAST_HOLDER].astype(np.int8),
+        "partner": partner.astype(np.int8),
+        "alone_kind": s[:, LAST_ALONE].astype(np.int8),
         "calling_side": calling,
-        "defenders": [q for q in range(n) if q not in calling],
-        "declarations": _declarations(s[LAST_MARR:LAST_MARR + n], s[LAST_TRICKS:LAST_TRICKS + n], trump),
-        "big_declaration": BIG_NAMES[int(s[LAST_BIG_KIND])],
-        "big_declared_by": big_by if big_by >= 0 else None,
-        "threshold": int(s[LAST_THRESHOLD]),
-        "team_totals": {"calling": int(s[LAST_CALL_TOTAL]), "defenders": int(s[LAST_DEF_TOTAL])},
-        "team_tricks": {"calling": sum(tricks[q] for q in calling),
-                        "defenders": sum(tricks[q] for q in range(n) if q not in calling)},
-        "winner": "calling" if call_wins else "defenders",
-        "stake": int(s[LAST_STAKE]),
-        "payments": [int(x) for x in s[LAST_SCORES:LAST_SCORES + n]],
-        "tricks": tricks,
-        "points": [int(x) for x in s[LAST_POINTS:LAST_POINTS + n]],
-        "totals": [int(x) for x in s[TOTALS:TOTALS + n]],
-        "round": int(s[ROUND]),
-    }
+        "marriages": marr,
+        "marriages_counted": marr & (tricks > 0)[:, :, None],
+        "big_declaration": s[:, LAST_BIG_KIND].astype(np.int8),
+        "big_declared_by": s[:, LAST_BIG_BY].astype(np.int8),
+        "threshold": s[:, LAST_THRESHOLD].astype(np.int16),
+        "team_totals": np.stack([s[:, LAST_CALL_TOTAL], s[:, LAST_DEF_TOTAL]], axis=1).astype(np.int16),
+        "team_tricks": team_tricks.astype(np.int8).reshape(k, 2),
+        "calling_wins": s[:, LAST_CALL_WINS] != 0,
+        "stake": s[:, LAST_STAKE].astype(np.int8),
+    })
+    return rec
 
 
 def render(spec: GameSpec, state: State, g: int) -> str:

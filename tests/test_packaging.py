@@ -1,0 +1,40 @@
+"""The installed package: agents/ and training/ install as trickenv.agents and trickenv.training."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_wheel_installs_agents_and_training_under_trickenv(tmp_path):
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+        check=True, capture_output=True,
+    )
+    wheel = next(tmp_path.glob("trickenv-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "trickenv/agents/__init__.py" in names and "trickenv/training/__init__.py" in names
+    assert not any(n.startswith(("agents/", "training/")) for n in names), "top-level names would clash"
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True,
+                   capture_output=True)
+    # The fresh venv has only trickenv; its dependencies come from this interpreter's site-packages,
+    # appended after the venv's own, so trickenv itself is the installed wheel.
+    deps = sysconfig.get_paths()["purelib"]
+    code = (
+        f"import sys; sys.path.append({deps!r}); import trickenv, trickenv.agents, trickenv.training; "
+        "from trickenv.agents import RandomAgent; "
+        "assert 'site-packages' in trickenv.agents.__file__, trickenv.agents.__file__; "
+        "import importlib.util as u; assert u.find_spec('agents') is None and u.find_spec('training') is None; "
+        "print(trickenv.agents.__file__)"
+    )
+    out = subprocess.run([str(py), "-c", code], check=True, capture_output=True, text=True, cwd=tmp_path)
+    assert "trickenv/agents/__init__.py" in out.stdout
