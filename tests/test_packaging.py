@@ -38,3 +38,20 @@ def test_wheel_installs_agents_and_training_under_trickenv(tmp_path):
     )
     out = subprocess.run([str(py), "-c", code], check=True, capture_output=True, text=True, cwd=tmp_path)
     assert "trickenv/agents/__init__.py" in out.stdout
+
+
+def test_the_project_refers_to_no_file_outside_it():
+    """Docs, code and README stand alone: no ../shared, no RULES.md; every relative markdown link resolves."""
+    import re
+
+    texts = [ROOT / "README.md", *ROOT.glob("docs/**/*.md")]
+    texts += [p for d in ("trickenv", "agents", "training", "benchmarks", "notebooks", "examples")
+              for p in (ROOT / d).rglob("*") if p.suffix in (".py", ".md", ".ipynb")]
+    for path in texts:
+        text = path.read_text(encoding="utf-8")
+        for bad in ("../shared", "RULES.md", "STRATEGY.md", "PERF_NOTES"):
+            assert bad not in text, f"{path.relative_to(ROOT)} refers to {bad}"
+        if path.suffix == ".md":
+            for link in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+                if "://" not in link:
+                    assert (path.parent / link).exists(), f"{path.relative_to(ROOT)}: dead link {link}"
