@@ -11,9 +11,11 @@ two entry points:
   the next call: copy it to keep it.
 
 Both only ever return legal actions. Agents that need more than the
-observation (search) say so with ``needs_state = True`` and get the engine
-state through ``act_batch(obs, mask, state=..., seats=...)``; they may only
-read it through :mod:`trickenv.sampler`, which keeps what the seat could know.
+observation (search) say so with ``needs_state = True`` and are called as
+``act_batch(obs, mask, state=vec.state, games=rows)``, ``rows`` being the
+batch rows of ``obs`` (the seat to act is ``state.s[rows, TO_ACT]``); they may
+only read the state through :mod:`trickenv.sampler`, which keeps exactly what
+the acting seat could know.
 """
 
 from __future__ import annotations
