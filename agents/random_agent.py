@@ -57,8 +57,13 @@ class RandomAgent:
     def act_batch(self, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
         """One action per row of a boolean mask ``[B, A]`` (``obs`` is not read); the returned array is reused."""
         b = mask.shape[0]
-        if self._out is None or self._out.shape[0] != b:
-            self._batch_rng = seed_states(self.seed, b, offset=1)
+        if self._batch_rng is None or len(self._batch_rng) < b:
+            # One generator per row position, kept across calls: a smaller batch uses the first ones
+            # (rather than restarting them), so calls of varying size still draw fresh numbers.
+            have = 0 if self._batch_rng is None else len(self._batch_rng)
+            new = seed_states(self.seed, b - have, offset=1 + have)
+            self._batch_rng = new if self._batch_rng is None else np.concatenate([self._batch_rng, new])
             self._out = np.zeros(b, np.int64)
-        _pick_random_legal(mask, self._batch_rng, self._out)
-        return self._out
+        out = self._out[:b]
+        _pick_random_legal(mask, self._batch_rng[:b], out)
+        return out

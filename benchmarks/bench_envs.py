@@ -1,127 +1,214 @@
-"""Random legal play, decision steps per second: the AEC env and the batched env.
+"""Random legal play, decision steps per second: the batched env, its kernels and the AEC env.
 
-    python benchmarks/bench_envs.py                 # all games, default variants
-    python benchmarks/bench_envs.py --games four_tricks --batches 256 4096 --seconds 2
+    python benchmarks/bench_envs.py                  # the targets table, then the detail tables
+    python benchmarks/bench_envs.py --quick          # the targets table only
+    python benchmarks/bench_envs.py --games four_tricks --variants all --repeats 5
 
-AEC rows time the whole agent_iter / last / step loop (the mask read from the
-observation, a uniform random legal action: policy included, it is cheap).
-Batched rows time ``step`` alone (it returns observation + mask for every
-game); the numba random policy is timed apart and shown in its own column.
-"+ records" rows also call ``deal_records()`` after every step that ended some
-deals (the research loop of the README). The reset table compares a random
-reset with a fixed-deal reset from an integer array (duplicate play).
-Kernels are compiled (or loaded from numba's cache) before timing.
+Every figure is timed with process CPU time (``time.process_time``) on one numba
+thread, so a busy machine slows it far less than it slows the wall clock; the
+wall-clock figure follows in brackets. Each is the median of ``--repeats`` runs.
+
+The targets table (issue 13): the batched env at ``--batch`` games per call with
+the kernel it uses there (the parfor kernel, ``threads=1``); the plain serial
+kernel on the same games (the one small batches and the AEC env use) and its
+cost relative to the parfor one; a small batch through ``VecEnv.step`` (Python
+call overhead included); the random agent (``act_batch``) timed apart; env and
+policy together; the AEC loop (``agent_iter`` / ``last`` / ``step`` with
+``RandomAgent.act``). Batched rows time ``step`` alone: it returns observation +
+mask for every game. "+ records" rows also call ``deal_records()`` after every
+step that ended some deals. The reset table compares a random reset with a
+fixed-deal reset from an integer array (duplicate play). Kernels are compiled (or
+loaded from numba's cache) before timing.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
+from typing import Callable
 
 import numpy as np
 
 import trickenv
 from trickenv.agents.random_agent import RandomAgent
 
+# Default variant of each game, and every variant the tests run over (--variants all).
 VARIANTS = {
-    "four_tricks": {},
-    "farbwechsel": {},
-    "koenigrufen": {},
+    "four_tricks": [{}, {"deck": 52}, {"bidding": True}],
+    "farbwechsel": [{}, {"num_players": 4}, {"switch_ranks": ("Q", "J")}],
+    "koenigrufen": [{}, {"partner_from": "full_hand"}],
 }
+# Issue 13's targets: batched decision steps/s on one thread, AEC steps/s, policy ns/decision, serial/parfor.
+TARGET_BATCHED = {"four_tricks": 20e6, "farbwechsel": 15e6, "koenigrufen": 15e6}
+TARGET_AEC = 150e3
+TARGET_POLICY_NS = 10.0
+TARGET_SERIAL_RATIO = 1.2
 
 
-def bench_aec(game: str, options: dict, seconds: float) -> float:
-    """AEC decision steps per second with random legal play."""
+class Clock:
+    """CPU and wall time of the timed sections."""
+
+    def __init__(self) -> None:
+        self.cpu = self.wall = 0.0
+
+    def time(self, fn: Callable, *args):
+        c0, w0 = time.process_time(), time.perf_counter()
+        out = fn(*args)
+        self.cpu += time.process_time() - c0
+        self.wall += time.perf_counter() - w0
+        return out
+
+
+def bench_vec(game: str, options: dict, batch: int, seconds: float, threads: int = 1, kernel: str = "default",
+              records: bool = False) -> tuple[float, float, float, float]:
+    """(env ns/step cpu, wall, policy ns/decision cpu, wall) of random play in the batched env.
+
+    ``kernel``: "default" (what VecEnv picks), "serial" (the plain kernel whatever the batch).
+    """
+    v = trickenv.make_vec(game, batch, seed=0, threads=threads, **options)
+    if kernel == "serial":
+        v._step_kernel = v.spec.step_kernel
+    agent = RandomAgent(0)
+    obs, mask, player = v.reset()
+    for _ in range(3):  # warm up
+        obs, mask, player, rew, done = v.step(agent.act_batch(obs, mask))
+    env, pol = Clock(), Clock()
+    calls = 0
+    while env.cpu + pol.cpu < seconds or calls < 5:
+        actions = pol.time(agent.act_batch, obs, mask)
+        obs, mask, player, rew, done = env.time(v.step, actions)
+        if records and v.deal_end.any():
+            env.time(v.deal_records)
+        calls += 1
+    n = calls * batch
+    return env.cpu / n * 1e9, env.wall / n * 1e9, pol.cpu / n * 1e9, pol.wall / n * 1e9
+
+
+def bench_aec(game: str, options: dict, seconds: float) -> tuple[float, float]:
+    """AEC decision steps per second (cpu, wall) with random legal play (RandomAgent.act)."""
     env = trickenv.make(game, **options)
     agent = RandomAgent(0)
     env.reset(seed=0)
-    steps, start = 0, time.perf_counter()
-    warm = True
-    while True:
+
+    def episode() -> int:
+        steps = 0
         env.reset()
-        for name in env.agent_iter():
+        for _ in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)
                 continue
             env.step(agent.act(obs))
             steps += 1
-        if warm:  # first episode compiles / loads kernels
-            warm, steps, start = False, 0, time.perf_counter()
-        elif time.perf_counter() - start > seconds:
-            return steps / (time.perf_counter() - start)
+        return steps
 
-
-def bench_vec(game: str, options: dict, batch: int, seconds: float, threads: int,
-              records: bool = False) -> tuple[float, float]:
-    """(env steps per second, policy ns per decision) of the batched env."""
-    v = trickenv.make_vec(game, batch, seed=0, threads=threads, **options)
-    agent = RandomAgent(0)
-    obs, mask, player = v.reset()
-    for _ in range(3):  # warm up
-        obs, mask, player, rew, done = v.step(agent.act_batch(obs, mask))
-    env_t = pol_t = 0.0
-    calls = 0
-    while env_t + pol_t < seconds:
-        t0 = time.perf_counter()
-        actions = agent.act_batch(obs, mask)
-        t1 = time.perf_counter()
-        obs, mask, player, rew, done = v.step(actions)
-        if records and v.deal_end.any():
-            v.deal_records()
-        t2 = time.perf_counter()
-        pol_t += t1 - t0
-        env_t += t2 - t1
-        calls += 1
-    return calls * batch / env_t, pol_t / (calls * batch) * 1e9
+    episode()  # compiles / loads kernels
+    clock = Clock()
+    steps = 0
+    while clock.cpu < seconds:
+        steps += clock.time(episode)
+    return steps / clock.cpu, steps / clock.wall
 
 
 def bench_reset(game: str, options: dict, batch: int, repeats: int = 5) -> tuple[float, float]:
-    """(random reset, fixed-deal reset) in microseconds per game, best of ``repeats``."""
+    """(random reset, fixed-deal reset) in CPU microseconds per game, best of ``repeats``."""
     v = trickenv.make_vec(game, batch, seed=0, **options)
     v.reset()
     deals, dealers = v.current_deals()
     best = [float("inf"), float("inf")]
     for _ in range(repeats):
         for k, kwargs in enumerate(({}, {"deals": deals, "dealers": dealers})):
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             v.reset(**kwargs)
-            best[k] = min(best[k], time.perf_counter() - t0)
+            best[k] = min(best[k], time.process_time() - t0)
     return best[0] / batch * 1e6, best[1] / batch * 1e6
+
+
+def median_runs(fn: Callable, repeats: int) -> tuple[float, ...]:
+    """Each output of ``fn()``, the median over ``repeats`` calls."""
+    runs = [fn() for _ in range(repeats)]
+    return tuple(statistics.median(r[k] for r in runs) for k in range(len(runs[0])))
+
+
+def label(game: str, options: dict) -> str:
+    return game + "".join(f" {k}={v}" for k, v in options.items())
+
+
+def mark(ok: bool) -> str:
+    return "ok" if ok else "MISSED"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
-    ap.add_argument("--batches", nargs="+", type=int, default=[256, 1024, 4096, 16384])
-    ap.add_argument("--seconds", type=float, default=3.0, help="timing budget per row")
-    ap.add_argument("--threads", nargs="+", type=int, default=None,
-                    help="numba thread counts to time (default: 1 and all)")
+    ap.add_argument("--variants", choices=("default", "all"), default="default",
+                    help="default: each game's default options; all: the variants in VARIANTS")
+    ap.add_argument("--batch", type=int, default=4096, help="games per call in the targets table")
+    ap.add_argument("--small-batch", type=int, default=64, help="small batch (plain kernel) in the targets table")
+    ap.add_argument("--batches", nargs="+", type=int, default=[256, 1024, 4096, 16384],
+                    help="batch sizes of the detail table")
+    ap.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per timed run")
+    ap.add_argument("--repeats", type=int, default=3, help="runs per figure (the median is shown)")
+    ap.add_argument("--threads", nargs="+", type=int, default=[1],
+                    help="numba thread counts of the detail table (above 1: read the wall clock)")
     ap.add_argument("--reset-batch", type=int, default=65536, help="games per reset in the reset table")
+    ap.add_argument("--quick", action="store_true", help="print the targets table only")
     args = ap.parse_args()
 
     import numba
 
-    print(f"numba {numba.__version__}, {numba.config.NUMBA_NUM_THREADS} threads, numpy {np.__version__}")
+    print(f"numba {numba.__version__}, {numba.config.NUMBA_NUM_THREADS} threads, numpy {np.__version__}; "
+          f"CPU time per figure, median of {args.repeats} (wall clock in brackets)")
     print()
-    threads = args.threads or sorted({1, numba.config.NUMBA_NUM_THREADS})
-    print("| game | env | batch | threads | decision steps/s | policy ns/decision |")
+    print(f"Targets (1 thread). env: VecEnv.step of {args.batch} games (parfor kernel); serial: the plain kernel "
+          f"on the same games; small: VecEnv.step of {args.small_batch} games; policy: RandomAgent.act_batch.")
+    print()
+    print("| variant | env ns/step | env M steps/s | target | serial ns/step | serial/env | small ns/step "
+          "| policy ns/decision | env+policy M steps/s | AEC steps/s |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
+    for game in args.games:
+        for options in (VARIANTS[game] if args.variants == "all" else VARIANTS[game][:1]):
+            env_c, env_w, pol_c, pol_w = median_runs(
+                lambda: bench_vec(game, options, args.batch, args.seconds), args.repeats)
+            ser_c, ser_w, _, _ = median_runs(
+                lambda: bench_vec(game, options, args.batch, args.seconds, kernel="serial"), args.repeats)
+            small_c, small_w, _, _ = median_runs(
+                lambda: bench_vec(game, options, args.small_batch, args.seconds), args.repeats)
+            aec_c, aec_w = median_runs(lambda: bench_aec(game, options, args.seconds), args.repeats)
+            rate = 1e3 / env_c
+            ok = (rate * 1e6 >= TARGET_BATCHED[game] and ser_c / env_c <= TARGET_SERIAL_RATIO
+                  and pol_c <= TARGET_POLICY_NS and aec_c >= TARGET_AEC)
+            print(f"| {label(game, options)} | {env_c:.1f} ({env_w:.1f}) | {rate:.1f} ({1e3 / env_w:.1f}) "
+                  f"| {mark(ok)}: >= {TARGET_BATCHED[game] / 1e6:.0f}M, serial <= {TARGET_SERIAL_RATIO}x, "
+                  f"policy <= {TARGET_POLICY_NS:.0f} ns, AEC >= {TARGET_AEC / 1e3:.0f}k "
+                  f"| {ser_c:.1f} ({ser_w:.1f}) | {ser_c / env_c:.2f}x | {small_c:.1f} ({small_w:.1f}) "
+                  f"| {pol_c:.1f} ({pol_w:.1f}) | {1e3 / (env_c + pol_c):.1f} ({1e3 / (env_w + pol_w):.1f}) "
+                  f"| {aec_c:,.0f} ({aec_w:,.0f}) |", flush=True)
+    if args.quick:
+        return
+
+    print()
+    print("| variant | env | batch | threads | decision steps/s | policy ns/decision |")
     print("|---|---|---:|---:|---:|---:|")
     for game in args.games:
-        options = VARIANTS[game]
-        rate = bench_aec(game, options, args.seconds)
-        print(f"| {game} | AEC (agent_iter/last/step) | 1 | 1 | {rate:,.0f} | incl. |", flush=True)
-        for b in args.batches:
-            for k in threads:
-                rate, pol = bench_vec(game, options, b, args.seconds, k)
-                print(f"| {game} | batched (obs + mask) | {b} | {k} | {rate:,.0f} | {pol:.1f} |", flush=True)
-            rate, pol = bench_vec(game, options, b, args.seconds, 1, records=True)
-            print(f"| {game} | batched + records | {b} | 1 | {rate:,.0f} | {pol:.1f} |", flush=True)
+        for options in (VARIANTS[game] if args.variants == "all" else VARIANTS[game][:1]):
+            for b in args.batches:
+                for k in args.threads:
+                    env_c, env_w, pol_c, pol_w = median_runs(
+                        lambda: bench_vec(game, options, b, args.seconds, k), args.repeats)
+                    ns = env_w if k > 1 else env_c  # CPU time adds up over threads
+                    print(f"| {label(game, options)} | batched (obs + mask) | {b} | {k} | {1e9 / ns:,.0f} "
+                          f"| {pol_c:.1f} |", flush=True)
+                env_c, _, pol_c, _ = median_runs(
+                    lambda: bench_vec(game, options, b, args.seconds, records=True), args.repeats)
+                print(f"| {label(game, options)} | batched + records | {b} | 1 | {1e9 / env_c:,.0f} "
+                      f"| {pol_c:.1f} |", flush=True)
     print()
     print("| game | batch | random reset µs/game | fixed-deal reset µs/game | ratio |")
     print("|---|---:|---:|---:|---:|")
     for game in args.games:
-        rand, fixed = bench_reset(game, VARIANTS[game], args.reset_batch)
+        rand, fixed = bench_reset(game, VARIANTS[game][0], args.reset_batch)
         print(f"| {game} | {args.reset_batch} | {rand:.2f} | {fixed:.2f} | {fixed / rand:.1f}x |", flush=True)
 
 

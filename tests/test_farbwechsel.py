@@ -828,7 +828,7 @@ def test_bad_dealer():
 
 
 def test_illegal_actions():
-    env = reset()
+    env = reset({"illegal_action": "raise"})
     with pytest.raises(ValueError, match="illegal action 21"):
         env.step(cid("QH"))  # a card before trump is declared (and not the dealer's)
     with pytest.raises(ValueError, match="out of range"):
@@ -861,7 +861,7 @@ def test_illegal_penalize_mode():
     env.reset(options={"deal": DEAL_A, "dealer": 2})
     with pytest.warns(UserWarning):
         env.step(cid("AC"))
-    assert env.rewards["player_2"] == -1.0
+    assert env.rewards["player_2"] == -80.0  # the worst deal score with 3 players
     assert all(env.terminations.values())
 
 

@@ -75,7 +75,7 @@ def test_no_trump_the_led_suit_wins():
 
 def test_follow_suit_mask_is_exactly_the_suit_led():
     deal = [list(range(0, 6)) + list(range(36, 46)), list(range(6, 22)), [22, 23] + HEARTS + [46, 47]]
-    env = four_tricks_v0.env(trump="none")
+    env = four_tricks_v0.env(trump="none", illegal_action="raise")
     env.reset(options={"deal": deal, "dealer": 2})
     env.step(0)  # seat 0 leads C3
     mask1 = env.observe("player_1")["action_mask"]
@@ -327,7 +327,7 @@ def test_text_cards_are_accepted():
 
 
 def test_bad_actions_in_the_aec_env():
-    env = deal_a_env()
+    env = deal_a_env(illegal_action="raise")
     with pytest.raises(ValueError, match=r"illegal action 0 \(3C\) for player_2 in phase trump; legal: 48"):
         env.step(0)
     with pytest.raises(ValueError, match="out of range"):
@@ -348,7 +348,7 @@ def test_illegal_action_penalize_mode():
     with pytest.warns(UserWarning, match="illegal action"):
         env.step(0)
     assert all(env.terminations.values()) and not any(env.truncations.values())
-    assert env._cumulative_rewards == {"player_0": 0, "player_1": 0, "player_2": -1.0}
+    assert env._cumulative_rewards == {"player_0": 0, "player_1": 0, "player_2": -12.0}  # the worst deal score
     assert info_of(env, "player_2")["illegal_action"] is True
     assert info_of(env, "player_0")["illegal_action"] is False
     with pytest.raises(ValueError, match="illegal_action must be one of"):

@@ -13,18 +13,42 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 from trickenv.engine.kernels import seed_states
 from trickenv.engine.layout import PHASE, PH_DONE, TO_ACT
 from trickenv.games.base import GameSpec, check_dealer, empty_record
+from trickenv.rewards import worst_score
 
 ILLEGAL_MODES = ("raise", "penalize")
 RESET_OPTIONS = ("deal", "dealer")
+OBS_DTYPES = {"int8": np.int8, "float32": np.float32}
+
+
+def obs_dtype(dtype: Any) -> type:
+    """``np.int8`` or ``np.float32`` from a dtype or its name; anything else raises ValueError."""
+    try:
+        d = np.dtype(dtype)
+    except TypeError:
+        d = None
+    for t in OBS_DTYPES.values():
+        if d == np.dtype(t):
+            return t
+    raise ValueError(f"dtype must be one of {list(OBS_DTYPES)}, got {dtype!r}")
 
 
 class TrickEnv(AECEnv):
     """One game of a :class:`GameSpec` as a PettingZoo AEC env.
 
-    ``illegal_action="raise"`` (default) raises ValueError on an illegal
-    action; ``"penalize"`` ends the episode with reward ``illegal_reward`` for
-    the offender and 0 for the others (terminations, not truncations), like
-    PettingZoo's TerminateIllegalWrapper.
+    ``illegal_action="raise"`` (the default of ``raw_env``) raises ValueError on
+    an illegal action; ``"penalize"`` (the default of ``env()``, PettingZoo's
+    convention for classic games) ends the episode with reward ``illegal_reward``
+    for the offender and 0 for the others (terminations, not truncations) and
+    logs a gymnasium warning, like PettingZoo's TerminateIllegalWrapper.
+    ``illegal_reward`` defaults to the game's worst deal score
+    (:func:`trickenv.rewards.worst_score`: Four Tricks -12, Farbwechsel -80 with
+    3 players, King Calling -15).
+
+    ``dtype`` (``"int8"`` or ``"float32"``) is the dtype of the observation (and of
+    ``state()``), ``mask_dtype`` that of the mask (int8 by default: gymnasium's
+    masked ``sample`` wants it; RLlib's action-masking example module takes the
+    log of a float32 mask); ``observation_key`` and ``mask_key`` name them in the
+    observation dict (RLlib's action-masking modules want ``"observations"``).
 
     Infos are the same for every agent and stackable: at every step every key is
     present with a fixed shape and a numeric dtype. They hold the record of the
@@ -39,7 +63,11 @@ class TrickEnv(AECEnv):
         spec: GameSpec,
         render_mode: str | None = None,
         illegal_action: str = "raise",
-        illegal_reward: float = -1.0,
+        illegal_reward: float | None = None,
+        dtype: Any = np.int8,
+        observation_key: str = "observation",
+        mask_key: str = "action_mask",
+        mask_dtype: Any = np.int8,
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -49,13 +77,19 @@ class TrickEnv(AECEnv):
         self.spec = spec
         self.render_mode = render_mode
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = float(worst_score(spec) if illegal_reward is None else illegal_reward)
+        self.dtype = obs_dtype(dtype)
+        self.mask_dtype = obs_dtype(mask_dtype)
+        if not (isinstance(observation_key, str) and isinstance(mask_key, str)) or observation_key == mask_key:
+            raise ValueError(f"observation_key and mask_key must be two different strings, got "
+                             f"{observation_key!r} and {mask_key!r}")
+        self.observation_key, self.mask_key = observation_key, mask_key
         self.possible_agents = [f"player_{i}" for i in range(spec.num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0, 1, (spec.obs_size,), np.int8),
-                "action_mask": spaces.Box(0, 1, (spec.num_actions,), np.int8),
+                observation_key: spaces.Box(0, 1, (spec.obs_size,), self.dtype),
+                mask_key: spaces.Box(0, 1, (spec.num_actions,), self.mask_dtype),
             }
         )
         act_space = spaces.Discrete(spec.num_actions)
@@ -71,7 +105,7 @@ class TrickEnv(AECEnv):
         self._where = np.ones(1, np.bool_)
         self._action = np.zeros(1, np.int64)
         self._seat = np.zeros(1, np.int64)
-        self._no_mask = np.zeros(spec.num_actions, np.int8)
+        self._no_mask = np.zeros(spec.num_actions, self.mask_dtype)
         self._deal_row = np.full((1, spec.deck), -1, np.int8)
         self._use_deal = np.zeros(1, np.bool_)
         self._dealer = np.full(1, -1, np.int32)
@@ -80,7 +114,7 @@ class TrickEnv(AECEnv):
         self.last_events: list[dict] = []
         self._no_record = self._info_dict(empty_record(self.deal_record()), False)
         # PettingZoo's optional global state: every seat's observation, seat 0 first.
-        self.state_space = spaces.Box(0, 1, (spec.num_players * spec.obs_size,), np.int8)
+        self.state_space = spaces.Box(0, 1, (spec.num_players * spec.obs_size,), self.dtype)
 
     def observation_space(self, agent: str) -> spaces.Space:
         """Observation space of ``agent`` (the same for all)."""
@@ -131,7 +165,7 @@ class TrickEnv(AECEnv):
         arrays = [np.repeat(a, self.spec.num_players, axis=0) for a in self.game.arrays()[:-1]]
         out = np.empty((self.spec.num_players, self.spec.obs_size), np.int8)
         self.spec.observe_kernel(*arrays, *self._cfg_args, seats, out)
-        return out.reshape(-1)
+        return out.reshape(-1).astype(self.dtype, copy=False)
 
     # ------------------------------------------------------------ observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -139,14 +173,14 @@ class TrickEnv(AECEnv):
         seat = self.agent_name_mapping[agent]
         acting = agent == self.agent_selection and self.game.s[0, PHASE] != PH_DONE
         if acting:  # the last kernel call wrote this seat's observation
-            obs = self._obs[0].copy()
+            obs = self._obs[0].astype(self.dtype)  # a new array
         else:
             self._seat[0] = seat
             obs = np.empty((1, self.spec.obs_size), np.int8)
             self.spec.observe_kernel(*self.game.arrays()[:-1], *self._cfg_args, self._seat, obs)
-            obs = obs[0]
-        mask = self._mask[0].view(np.int8).copy() if acting else self._no_mask.copy()
-        return {"observation": obs, "action_mask": mask}
+            obs = obs[0].astype(self.dtype, copy=False)
+        mask = self._mask[0].astype(self.mask_dtype) if acting else self._no_mask.copy()
+        return {self.observation_key: obs, self.mask_key: mask}
 
     # --------------------------------------------------------------- step
     def step(self, action: Any) -> None:
@@ -276,19 +310,28 @@ class OrderEnforcing(OrderEnforcingWrapper):
 def bind_game(make_spec: Callable[..., GameSpec], name: str, module: str, title: str) -> tuple[type, Callable]:
     """PettingZoo's per-game pair for module ``module``: the ``raw_env`` class and ``env()``."""
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise", **options: Any) -> None:
-        TrickEnv.__init__(self, make_spec(**options), render_mode, illegal_action)
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+                 illegal_reward: float | None = None, dtype: Any = np.int8, observation_key: str = "observation",
+                 mask_key: str = "action_mask", mask_dtype: Any = np.int8, **options: Any) -> None:
+        TrickEnv.__init__(self, make_spec(**options), render_mode, illegal_action, illegal_reward, dtype,
+                          observation_key, mask_key, mask_dtype)
 
     raw_env = type("raw_env", (TrickEnv,), {
         "__init__": __init__,
         "__module__": module,
-        "__doc__": f"{title} as a PettingZoo AEC env; game options as keyword arguments.",
+        "__doc__": f"{title} as a PettingZoo AEC env; game options as keyword arguments. An illegal action "
+                   "raises ValueError (``illegal_action='raise'``); see TrickEnv for the env options.",
         "metadata": {"render_modes": ["human", "ansi"], "name": name, "is_parallelizable": False},
     })
 
-    def env(render_mode: str | None = None, **options: Any) -> OrderEnforcing:
-        """The AEC env wrapped in an order-enforcing wrapper (PettingZoo's, with a direct ``last``)."""
-        return OrderEnforcing(raw_env(render_mode=render_mode, **options))
+    def env(render_mode: str | None = None, illegal_action: str = "penalize", **options: Any) -> OrderEnforcing:
+        """The AEC env wrapped in an order-enforcing wrapper (PettingZoo's, with a direct ``last``).
+
+        Like PettingZoo's classic envs, an illegal action ends the episode with a penalty
+        for the offender (``illegal_action="penalize"``); pass ``illegal_action="raise"``
+        while writing an agent, to get a ValueError that names the legal actions.
+        """
+        return OrderEnforcing(raw_env(render_mode=render_mode, illegal_action=illegal_action, **options))
 
     env.__module__ = module
     return raw_env, env

@@ -1,4 +1,6 @@
-"""Command line: ``trickenv play GAME`` shows a random game, ``trickenv info GAME`` its spaces."""
+"""Command line: ``trickenv play GAME`` plays against the agents, ``trickenv info GAME`` shows its spaces,
+``trickenv eval GAME --agents a,b`` compares agents on duplicate deals, ``trickenv tournament`` runs
+them all in every game, ``trickenv train GAME`` trains a player."""
 
 from __future__ import annotations
 
@@ -23,23 +25,21 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-def play(game: str, seed: int | None, options: dict[str, Any]) -> None:
-    """Play one episode with random legal actions, printing the table at every decision."""
-    from trickenv.agents import RandomAgent
+def play(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
+    """``trickenv play``: a person against the agents (trickenv.play), or ``--agents`` watched."""
+    from trickenv.play import play as play_table, watch
 
-    env = trickenv.make(game, render_mode="ansi", **options)
-    agent = RandomAgent(seed)
-    env.reset(seed=seed)
-    for name in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        print(env.render())
-        action = agent.act(obs)
-        print(f"-> {name} plays {env.unwrapped.spec.action_str(action)}\n")
-        env.step(action)
-    print("result:", info)
+    try:
+        if args.agents is not None:
+            if args.seat is not None or args.opponents is not None:
+                raise ValueError("--agents watches agents in every seat: leave out --seat and --opponents")
+            watch(game, args.agents, deals=args.deals, seed=args.seed, options=options)
+        else:
+            play_table(game, seat=0 if args.seat is None else args.seat,
+                       opponents="rules" if args.opponents is None else args.opponents,
+                       deals=args.deals, seed=args.seed, options=options)
+    except ValueError as e:
+        raise SystemExit(f"trickenv play: {e}") from None
 
 
 def info(game: str, options: dict[str, Any]) -> None:
@@ -53,26 +53,183 @@ def info(game: str, options: dict[str, Any]) -> None:
         print(f"  {block:<12} {off:>5} .. {off + size - 1}")
 
 
+def evaluate(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
+    """Duplicate-deal evaluation (docs/agents.md): print the table, write JSON/CSV; exit 130 if interrupted."""
+    from trickenv.agents import AGENTS
+    from trickenv.agents.evaluation import check_options, evaluate as run
+
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    try:  # mistakes on the command line: a message, not a traceback (errors during play keep theirs)
+        if not agents:
+            raise ValueError("--agents needs at least one agent name, e.g. --agents random,rules")
+        unknown = [a for a in agents if a.partition(":")[0] not in AGENTS]
+        if unknown:
+            raise ValueError(f"unknown agent {unknown[0]!r}; agents are {', '.join(sorted(AGENTS))}")
+        if args.deals < 1 or args.chunk < 1:
+            raise ValueError("--deals and --chunk must be positive")
+        check_options(options)
+        trickenv.make_spec(game, **options)
+    except ValueError as e:
+        raise SystemExit(f"trickenv eval: {e}") from None
+    try:
+        results = run(game, agents, deals=args.deals, seed=args.seed, options=options, chunk=args.chunk,
+                      progress=not args.no_progress, seatings=args.seatings, ratings=not args.no_ratings,
+                      threads=args.threads)
+    except ImportError as e:
+        raise SystemExit(f"trickenv eval: {e}") from None
+    if args.json:
+        results.save_json(args.json)
+    if args.csv:
+        results.save_csv(args.csv)
+    print(results.table())
+    if results.interrupted:
+        print(f"interrupted: kept {results.deals} finished deals of {results.deals_requested}")
+        raise SystemExit(130)
+
+
+def tournament(args: argparse.Namespace) -> None:
+    """``trickenv tournament``: duplicate tournament of the bundled agents in every game; one table."""
+    from trickenv.agents.evaluation import TOURNAMENT_GAMES, tournament as run, tournament_table
+
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    games = [g.strip() for g in args.games.split(",") if g.strip()] if args.games else list(TOURNAMENT_GAMES)
+    bad = [g for g in games if g not in trickenv.GAMES]
+    if bad:
+        raise SystemExit(f"trickenv tournament: unknown game {bad[0]!r}; games are {', '.join(trickenv.GAMES)}")
+    if args.deals < 1 or args.pimc_worlds < 1:
+        raise SystemExit("trickenv tournament: --deals and --pimc-worlds must be positive")
+    try:
+        results = run(agents, deals=args.deals, seed=args.seed, games=games, pimc_worlds=args.pimc_worlds,
+                      progress=not args.no_progress)
+    except (ValueError, ImportError) as e:
+        raise SystemExit(f"trickenv tournament: {e}") from None
+    if args.json:
+        import json
+
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({g: r.to_dict() for g, r in results.items()}, f, indent=2)
+    print(f"duplicate tournament: {args.deals} deals per game, each in every seating, seed {args.seed}; "
+          "mean deal score per agent (Four Tricks points, Farbwechsel score, King Calling payment)")
+    print(tournament_table(results))
+
+
+# trickenv train: flags that override fields of trickenv.training.TrainConfig
+TRAIN_FLAGS = {
+    "steps": int, "num_envs": int, "n_steps": int, "batch_size": int, "epochs": int, "learning_rate": float,
+    "ent_coef": float, "bc_samples": int, "bc_epochs": int, "snapshot_every": int, "eval_every": int,
+    "eval_deals": int, "checkpoint_every": int, "seed": int, "env_threads": int, "torch_threads": int,
+    "points_bonus": float,
+    "net": lambda text: tuple(int(x) for x in text.split(",")),
+}
+
+
+def train(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
+    """Self-play training (docs/training.md); Ctrl-C saves a checkpoint that --resume continues."""
+    try:
+        from trickenv.training import DEFAULTS, Run, TrainConfig
+    except ImportError as e:
+        raise SystemExit(f"trickenv train needs the train extra (pip install 'trickenv[train]'): {e}") from None
+    fields = {**DEFAULTS.get(game, {}), **{k: getattr(args, k) for k in TRAIN_FLAGS if getattr(args, k) is not None}}
+    try:
+        trickenv.make_spec(game, **options)
+        run = Run(TrainConfig(game=game, options=options, **fields), args.out, resume=args.resume,
+                  progress=not args.no_progress)
+    except (ValueError, FileNotFoundError, FileExistsError) as e:
+        raise SystemExit(f"trickenv train: {e}") from None
+    try:
+        summary = run.train()
+    except KeyboardInterrupt:
+        print(f"interrupted at {run.model.num_timesteps} steps; checkpoint saved: trickenv train {game} "
+              f"--out {args.out} --resume")
+        raise SystemExit(130) from None
+    ev = summary["last_eval"]
+    print(f"{summary['steps']} steps in {summary['minutes']:.1f} min "
+          f"({summary['throughput']['decisions_per_second']:,.0f} learner decisions/s, "
+          f"{summary['throughput'].get('decisions_per_cpu_second', 0):,.0f} per CPU second)")
+    if ev:
+        print(f"against rules ({int(ev['deals'])} duplicate deals): model {ev['model_mean']:.3f}, "
+              f"rules {ev['rules_mean']:.3f}, diff {ev['diff']:.3f} [{ev['ci_lo']:.3f}, {ev['ci_hi']:.3f}]")
+    print(f"player: {args.out}/player.npz (trickenv eval {game} --agents model:{args.out}/player.npz,rules)")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the ``trickenv`` command."""
     ap = argparse.ArgumentParser(prog="trickenv", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    for name in ("play", "info"):
-        p = sub.add_parser(name)
-        p.add_argument("game", choices=sorted(trickenv.GAMES))
-        p.add_argument("options", nargs="*", help="game options as name=value, e.g. deck=52")
-        if name == "play":
-            p.add_argument("--seed", type=int, default=None)
+    p = sub.add_parser(
+        "play", help="play a game in the terminal against the agents, or watch agents play (--agents)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Play GAME at the terminal against the agents. You see your hand sorted by suit, the\n"
+                    "trick, trump (changes announced), the scores, the call and declarations in King Calling.\n"
+                    "Type a move's number, a card such as QH or 10S, or a name such as 'clubs', 'bid 4',\n"
+                    "'call AH', 'hundred'; 'help' shows the moves again, 'quit' ends with the summary.\n"
+                    "With --agents every seat is an agent and the deals are shown without input.",
+        epilog="examples:\n"
+               "  trickenv play farbwechsel --opponents rules,pimc --deals 3\n"
+               "  trickenv play koenigrufen --seat 2 --opponents pimc\n"
+               "  trickenv play four_tricks bidding=True --opponents model\n"
+               "  trickenv play farbwechsel num_players=4 --agents rules,pimc,random,rules --seed 1")
+    p.add_argument("game", choices=sorted(trickenv.GAMES))
+    p.add_argument("options", nargs="*", help="game options as name=value, e.g. num_players=4 (anywhere on the line)")
+    p.add_argument("--seat", type=int, default=None, help="your seat, 0..players-1 (default 0)")
+    p.add_argument("--opponents", default=None, metavar="A,B,...",
+                   help="agents in the other seats, clockwise from your left, repeated if fewer: random, rules, "
+                        "pimc, model (the shipped trained player), model:PATH (default rules)")
+    p.add_argument("--agents", default=None, metavar="A,B,...",
+                   help="watch instead: one agent for every seat, or one per seat; no input")
+    p.add_argument("--deals", type=int, default=1, help="deals to play, dealer moving clockwise, scores totalled")
+    p.add_argument("--seed", type=int, default=None, help="seed of the deals and the agents")
+    p = sub.add_parser("info")
+    p.add_argument("game", choices=sorted(trickenv.GAMES))
+    p.add_argument("options", nargs="*", help="game options as name=value, e.g. deck=52")
+    p = sub.add_parser("eval", help="compare agents on duplicate deals (docs/agents.md)")
+    p.add_argument("game", choices=sorted(trickenv.GAMES))
+    p.add_argument("options", nargs="*", help="game options as name=value, e.g. num_players=4")
+    p.add_argument("--agents", required=True, help="comma-separated agent names, e.g. random,rules,pimc,model:PATH")
+    p.add_argument("--deals", type=int, default=1000, help="number of deals (each played in every seating)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
+    p.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON")
+    p.add_argument("--csv", default=None, metavar="PATH", help="write the results as CSV (long form)")
+    p.add_argument("--chunk", type=int, default=256, help="deals per batched env (chunk x seatings games)")
+    p.add_argument("--seatings", choices=("rotations", "all"), default="rotations")
+    p.add_argument("--threads", type=int, default=1, help="numba threads for the env step")
+    p.add_argument("--no-ratings", action="store_true", help="skip the openskill ratings")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p = sub.add_parser("tournament", help="duplicate tournament of the bundled agents in all three games")
+    p.add_argument("--agents", default="random,rules,pimc,model", help="comma-separated agent names")
+    p.add_argument("--games", default=None, help="comma-separated games (default: all three)")
+    p.add_argument("--deals", type=int, default=100, help="deals per game (each played in every seating)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
+    p.add_argument("--pimc-worlds", type=int, default=8, help="PIMC's sampled worlds per decision (budget)")
+    p.add_argument("--json", default=None, metavar="PATH", help="write every game's results as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p = sub.add_parser("train", help="self-play training with MaskablePPO (docs/training.md)")
+    p.add_argument("game", choices=sorted(trickenv.GAMES))
+    p.add_argument("options", nargs="*", help="game options as name=value")
+    p.add_argument("--out", required=True, metavar="DIR", help="run folder: config, logs, checkpoints, player.npz")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    for flag, kind in TRAIN_FLAGS.items():
+        p.add_argument(f"--{flag.replace('_', '-')}", type=kind, default=None, dest=flag,
+                       help=f"override the per-game default of {flag}" + (" (e.g. 256,256)" if flag == "net" else ""))
     # Game options (name=value) may stand anywhere on the line, also after flags, e.g.
     # `trickenv play farbwechsel --seed 1 num_players=4`: argparse leaves those to us.
     args, rest = ap.parse_known_args(argv)
     stray = [x for x in rest if "=" not in x or x.startswith("-")]
     if stray:
         ap.error(f"unrecognized arguments: {' '.join(stray)}")
-    args.options = list(args.options) + rest
+    args.options = list(getattr(args, "options", [])) + rest
     options = parse_options(args.options)
-    if args.cmd == "play":
-        play(args.game, args.seed, options)
+    if args.cmd == "tournament":
+        if args.options:
+            raise SystemExit("trickenv tournament plays the default variants: it takes no game options")
+        tournament(args)
+    elif args.cmd == "play":
+        play(args.game, args, options)
+    elif args.cmd == "eval":
+        evaluate(args.game, args, options)
+    elif args.cmd == "train":
+        train(args.game, args, options)
     else:
         info(args.game, options)
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
 
 import numba
 import numpy as np
@@ -13,6 +14,19 @@ from trickenv.games.base import GameSpec
 
 
 PARALLEL_FROM = 128  # batch size from which step uses the threaded kernel by default
+
+
+@contextmanager
+def numba_threads(k: int) -> Iterator[None]:
+    """Run the block with ``k`` numba threads (a parallel kernel uses that many), then restore the count."""
+    outer = numba.get_num_threads()
+    if outer != k:
+        numba.set_num_threads(k)
+    try:
+        yield
+    finally:
+        if outer != k:
+            numba.set_num_threads(outer)
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -171,18 +185,11 @@ class VecEnv:
                 raise ValueError(f"where must be a bool array of shape ({self.num_envs},), got "
                                  f"{where.dtype} {where.shape}")
         np.copyto(self._actions, a, casting="unsafe")
-        outer = numba.get_num_threads() if self._parallel else 0
-        switch = self._parallel and outer != self.threads
-        if switch:
-            numba.set_num_threads(self.threads)
-        try:
+        with numba_threads(self.threads):
             bad = self._step_kernel(
                 *self.state.arrays(), self.spec.cfg, self.spec.tab, self._actions, where, self._mask, self._obs,
                 self._rewards, self._done, self._deal_end, True,
             )
-        finally:
-            if switch:
-                numba.set_num_threads(outer)
         if bad:
             raise ValueError(self._illegal_message(bad, where))
         np.copyto(self._player, self.state.s[:, TO_ACT])

@@ -7,9 +7,14 @@ arrays as arguments made the loop about ten times slower (measured on the engine
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from numba import njit
+from numba.core.cpu_options import ParallelOptions
+from numba.core.errors import NumbaPerformanceWarning
 
+from trickenv.engine.simd import W, bits16_any, equal16_any
 from trickenv.engine.layout import (
     DEALER,
     DEALS_DONE,
@@ -41,23 +46,52 @@ from trickenv.engine.layout import (
 U1 = np.uint64(1)
 U0 = np.uint64(0)
 
+# Compile option of every game's plain (serial) entry kernels: ``@njit(cache=True, parallel=SERIAL)``
+# runs numba's parfor passes with every transformation turned off. They parallelize nothing (the
+# loops stay plain loops, no thread is involved), but they copy-propagate the arguments of the
+# inlined helpers. Without that, each inlined helper holds its own reference to each array
+# argument, and the plain kernel made about 40 atomic reference-count updates per game and step
+# (1.3-2.2x the cost of the parfor kernel on one thread); the parfor kernel gets the same
+# propagation from the same passes.
+SERIAL = ParallelOptions({option: False for option in (
+    "comprehension", "reduction", "inplace_binop", "setitem", "numpy", "stencil", "fusion", "prange")})
+# ... and numba says, when it compiles them, that it parallelized nothing: that is the point.
+warnings.filterwarnings("ignore", category=NumbaPerformanceWarning,
+                        message=r"(?s)\s*The keyword argument 'parallel=True' was specified but no transformation"
+                                r".*trickenv[/\\]games[/\\]")
+
 # --------------------------------------------------------------------- random
 
 
+GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)  # splitmix64's increment
+
+
 @njit(inline="always")
-def next_u64(rng, g):
-    """splitmix64: advance game g's generator and return 64 random bits."""
-    z = rng[g] + np.uint64(0x9E3779B97F4A7C15)
-    rng[g] = z
+def splitmix(z):
+    """splitmix64's output function: 64 random bits from the generator state z."""
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
 
 
 @njit(inline="always")
+def next_u64(rng, g):
+    """splitmix64: advance game g's generator and return 64 random bits."""
+    z = rng[g] + GOLDEN_GAMMA
+    rng[g] = z
+    return splitmix(z)
+
+
+@njit(inline="always")
+def scale(bits, n):
+    """Uniform integer in [0, n) (n < 2**31) from 64 random bits."""
+    return np.int64(((bits >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(inline="always")
 def uniform_int(rng, g, n):
     """Uniform integer in [0, n) (n < 2**31) from game g's generator."""
-    return np.int64(((next_u64(rng, g) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+    return scale(next_u64(rng, g), n)
 
 
 def seed_states(seed: int | None, batch: int, offset: int = 0) -> np.ndarray:
@@ -110,31 +144,57 @@ def lowest_card(x):
 # ----------------------------------------------------------------------- deal
 
 
+BYTE_ONES = np.uint64(0x0101010101010101)  # 1 in every byte: x * BYTE_ONES sums x's bytes upwards
+BYTE_HIGH = np.uint64(0x8080808080808080)  # the top bit of every byte
+
+
+@njit(inline="always")
+def deal_split(rng, g, sizes, ng, out):
+    """Deal the deck uniformly at random into ``ng`` (<= 8) groups of fixed sizes.
+
+    Byte k of the integer ``sizes`` is the number of cards of group k (at most 127 in
+    all; see :func:`group_sizes`); ``out[k]`` receives group k's bitset. Each card in
+    turn goes to a group with probability proportional to the group's remaining room,
+    which gives every split the same probability without a shuffle buffer: card c
+    draws r uniform in [0, cards left) from game g's generator and goes to the first
+    group whose room, added to the rooms of the groups before it, exceeds r.
+
+    That search runs on the bytes of one integer, without a branch (a mispredicted
+    branch per card cost more than the rest of the deal): byte j of ``ends`` holds the
+    rooms of groups 0..j together, and the groups passed over are the bytes <= r.
+    """
+    ends = np.uint64(sizes) * BYTE_ONES
+    left = np.int64(ends >> np.uint64(56))
+    for k in range(ng):
+        out[k] = U0
+    state = rng[g]
+    for c in range(left):
+        state += GOLDEN_GAMMA  # next_u64, with the state kept in a register
+        r = np.uint64(scale(splitmix(state), left - c))
+        # 1 in each byte j with ends[j] <= r (no borrow crosses a byte: all values are < 128)
+        passed = ((((r * BYTE_ONES) | BYTE_HIGH) - ends) & BYTE_HIGH) >> np.uint64(7)
+        ends -= BYTE_ONES - passed  # the card's group k and every sum from k on lose one
+        k = (passed * BYTE_ONES) >> np.uint64(56)  # groups passed over
+        out[k] |= bit(c)
+    rng[g] = state
+
+
 @njit(inline="always")
 def deal_groups(rng, g, caps, out):
-    """Deal the deck uniformly at random into groups of fixed sizes.
+    """:func:`deal_split` with the group sizes as an array ``caps`` (at most 8 groups of < 256 cards)."""
+    sizes = U0
+    for k in range(caps.shape[0]):
+        sizes |= np.uint64(caps[k]) << np.uint64(8 * k)
+    deal_split(rng, g, sizes, caps.shape[0], out)
 
-    ``caps[k]`` cards go to group k (their sum is the deck size); ``out[k]``
-    receives group k's bitset. Each card in turn goes to a group with
-    probability proportional to the group's remaining room, which gives every
-    split the same probability without a shuffle buffer.
-    """
-    ng = caps.shape[0]
-    room = np.empty(ng, np.int64)
-    left = 0
-    for k in range(ng):
-        room[k] = caps[k]
-        out[k] = U0
-        left += caps[k]
-    for c in range(left):
-        r = uniform_int(rng, g, left)
-        k = 0
-        while r >= room[k]:
-            r -= room[k]
-            k += 1
-        room[k] -= 1
-        out[k] |= bit(c)
-        left -= 1
+
+@njit(inline="always")
+def group_sizes(n, size, rest):
+    """``sizes`` for :func:`deal_split`: n groups of ``size`` cards, then one of ``rest`` (if n < 8)."""
+    sizes = U0 if n >= 8 else np.uint64(rest) << np.uint64(8 * n)
+    for k in range(n):
+        sizes |= np.uint64(size) << np.uint64(8 * k)
+    return sizes
 
 
 @njit(inline="always")
@@ -153,12 +213,8 @@ def deal_hands(hands, aux, dealt, rng, g, deal_row, fixed, n, hand, deck):
             else:
                 hands[g, seat] |= bit(c)
     else:
-        caps = np.empty(n + 1, np.int64)
-        for p in range(n):
-            caps[p] = hand
-        caps[n] = deck - n * hand
-        groups = np.empty(n + 1, np.uint64)
-        deal_groups(rng, g, caps, groups)
+        groups = dealt[g, 0]  # the deal's record, filled in below, holds the groups meanwhile
+        deal_split(rng, g, group_sizes(n, hand, deck - n * hand), n + 1, groups)
         for p in range(n):
             hands[g, p] = groups[p]
         aux[g, 0] = groups[n]
@@ -304,11 +360,65 @@ def close_trick(s, g, tab, trick_trump, n):
 # ---------------------------------------------------------------- observation
 
 
+# The observation and mask writers run for every game on every step, so they set the engine's
+# speed. The block writers below write 16 bytes per vector operation (trickenv.engine.simd says
+# why), and they index with unsigned integers: numba wraps a negative signed index around (a
+# compare and a select per access), and it skips that for unsigned ones. A game writes its
+# dense blocks (the hand, the played cards) whole and clears only its sparse one-hot blocks.
+
+
 @njit(inline="always")
-def put_bits(out, g, off, x, deck):
-    """out[g, off + c] = 1 for every card c in bitset x (0 elsewhere in the block)."""
-    for c in range(deck):
-        out[g, off + c] = (x >> np.uint64(c)) & U1
+def put_bits(out, g, off, x, n):
+    """out[g, off + c] = bit c of the bitset x, for c < n (every byte of the block is written)."""
+    base = np.uint64(off)
+    if n < W:
+        for c in range(n):
+            out[g, base + np.uint64(c)] = (x >> np.uint64(c)) & U1
+        return
+    for k in range(0, n - W, W):
+        bits16_any(out, g, base + np.uint64(k), x >> np.uint64(k))
+    # The last 16 bytes end the block (they overlap the ones before when n is no multiple of 16).
+    bits16_any(out, g, base + np.uint64(n - W), x >> np.uint64(n - W))
+
+
+@njit(inline="always")
+def put_equal(out, g, off, row, value, n):
+    """out[g, off + c] = (row[g, c] == value), for c < n and an int8 ``row``: e.g. the cards one seat
+    played, from ``played_by``. (``value`` is cast to int8: the bytes are compared as bytes.)"""
+    base = np.uint64(off)
+    if n < W:
+        v = np.int8(value)
+        for c in range(n):
+            out[g, base + np.uint64(c)] = row[g, np.uint64(c)] == v
+        return
+    for k in range(0, n - W, W):
+        equal16_any(out, g, base + np.uint64(k), row, np.uint64(k), value)
+    equal16_any(out, g, base + np.uint64(n - W), row, np.uint64(n - W), value)
+
+
+@njit(inline="always")
+def clear(out, g, off, n):
+    """out[g, off:off + n] = 0."""
+    base = np.uint64(off)
+    for k in range(n):
+        out[g, base + np.uint64(k)] = 0
+
+
+@njit(inline="always")
+def seat_from(q, seat, n):
+    """Seat q as ``seat`` sees it, (q - seat) % n: 0 itself, 1 the next in play order, and so on.
+
+    A conditional add instead of ``%``: a modulo by a runtime n is an integer division.
+    """
+    r = q - seat
+    return r + n if r < 0 else r
+
+
+@njit(inline="always")
+def seat_after(q, n):
+    """The seat after q in play order, (q + 1) % n, without an integer division."""
+    q += 1
+    return 0 if q == n else q
 
 
 @njit(inline="always")

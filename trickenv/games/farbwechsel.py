@@ -25,6 +25,7 @@ from numba import njit, prange
 from trickenv import cards
 from trickenv.engine.kernels import (
     DEAL_ENDED,
+    SERIAL,
     MATCH_ENDED,
     NOTHING_ENDED,
     close_deal,
@@ -35,7 +36,11 @@ from trickenv.engine.kernels import (
     follow_suit_bits,
     play_card,
     put_bits,
+    put_equal,
+    clear,
     seal_match,
+    seat_after,
+    seat_from,
     uniform_int,
 )
 from trickenv.engine.layout import (
@@ -305,21 +310,10 @@ def _write_mask(hands, s, cfg, tab, g, mask):
 
 
 @njit(inline="always")
-def _put_bits32(out, g, off, x):
-    """out[g, off + c] = bit c of the int32 bitset x, for the 32 cards."""
-    y = np.int64(x) & np.int64(0xFFFFFFFF)
-    for c in range(DECK):
-        out[g, off + c] = (y >> c) & 1
-
-
-@njit(inline="always")
-def _write_obs(hands, trick_trump, s, cfg, g, seat, obs):
+def _write_obs(hands, played_by, played_in, trick_trump, s, cfg, g, seat, obs):
     """Everything ``seat`` knows about game g, seat-relative, into ``obs[g]`` (docs/observations/farbwechsel.md)."""
     n = cfg[C_N]
     nt = cfg[C_HAND]
-    for k in range(obs.shape[1]):
-        obs[g, k] = 0
-    put_bits(obs, g, 0, hands[g, seat], DECK)
     o_trick = DECK
     o_played = o_trick + n * DECK
     o_in = o_played + n * DECK
@@ -330,52 +324,40 @@ def _write_obs(hands, trick_trump, s, cfg, g, seat, obs):
     o_phase = o_points + n * (MAX_POINTS + 1)
     o_dealer = o_phase + NUM_PHASES
     o_leader = o_dealer + n
-    lead = s[g, LEADER]
-    # Seat-relative indices by a conditional add instead of %: the modulo by a runtime n
-    # is an integer division, and this loop runs on every step.
-    rel = lead - seat
-    if rel < 0:
-        rel += n
-    for j in range(s[g, TRICK_LEN]):
-        obs[g, o_trick + rel * DECK + s[g, TRICK + j]] = 1
-        rel += 1
-        if rel == n:
-            rel = 0
-    r = 0
+    # Dense blocks (hand, played, played_in) are written whole; the one-hot blocks are cleared, then set.
+    put_bits(obs, g, 0, hands[g, seat], DECK)
+    clear(obs, g, o_trick, n * DECK)
     q = seat
-    for _ in range(n):
-        _put_bits32(obs, g, o_played + r * DECK, s[g, PLAYED_SEAT + q])
-        r += 1
-        q += 1
-        if q == n:
-            q = 0
-    for t in range(min(s[g, TRICK_NO] + 1, nt)):
-        _put_bits32(obs, g, o_in + t * DECK, s[g, PLAYED_TRICK + t])
+    for r in range(n):
+        put_equal(obs, g, o_played + r * DECK, played_by, q, DECK)
+        q = seat_after(q, n)
+    for t in range(nt):
+        put_equal(obs, g, o_in + t * DECK, played_in, t, DECK)
+    clear(obs, g, o_trump, obs.shape[1] - o_trump)
+    lead = s[g, LEADER]
+    r = seat_from(lead, seat, n)
+    for j in range(s[g, TRICK_LEN]):
+        obs[g, o_trick + r * DECK + s[g, TRICK + j]] = 1
+        r = seat_after(r, n)
     trump = s[g, TRUMP]
     obs[g, o_trump + (trump if trump >= 0 else 4)] = 1
     for t in range(s[g, TRICK_NO]):
         obs[g, o_tt + t * 4 + trick_trump[g, t]] = 1
-    r = 0
     q = seat
-    for _ in range(n):
+    for r in range(n):
         obs[g, o_tricks + r * (nt + 1) + s[g, TRICKS + q]] = 1
         obs[g, o_points + r * (MAX_POINTS + 1) + s[g, POINTS + q]] = 1
-        r += 1
-        q += 1
-        if q == n:
-            q = 0
+        q = seat_after(q, n)
     obs[g, o_phase + s[g, PHASE]] = 1
-    r = s[g, DEALER] - seat
-    obs[g, o_dealer + (r + n if r < 0 else r)] = 1
-    r = lead - seat
-    obs[g, o_leader + (r + n if r < 0 else r)] = 1
+    obs[g, o_dealer + seat_from(s[g, DEALER], seat, n)] = 1
+    obs[g, o_leader + seat_from(lead, seat, n)] = 1
 
 
 # Entry kernels: the same thin loops in every game. A shared loop taking the game's
 # functions as arguments would be recompiled in every process (numba cannot cache it).
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=SERIAL)
 def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, deal_rows, use_deal,
                  dealers, mask, obs):
     """Start a new episode in every game (from ``deal_rows[g]`` where ``use_deal[g]``)."""
@@ -383,7 +365,7 @@ def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play
         _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g,
                      deal_rows[g], use_deal[g], dealers[g])
         _write_mask(hands, s, cfg, tab, g, mask)
-        _write_obs(hands, trick_trump, s, cfg, g, s[g, TO_ACT], obs)
+        _write_obs(hands, played_by, played_in, trick_trump, s, cfg, g, s[g, TO_ACT], obs)
 
 
 @njit(inline="always")
@@ -400,10 +382,10 @@ def _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, 
         _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g, empty_row,
                      False, -1)
     _write_mask(hands, s, cfg, tab, g, mask)
-    _write_obs(hands, trick_trump, s, cfg, g, s[g, TO_ACT], obs)
+    _write_obs(hands, played_by, played_in, trick_trump, s, cfg, g, s[g, TO_ACT], obs)
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=SERIAL)
 def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, actions, where, mask,
                 obs, rewards, done, deal_end, autoreset):
     """Apply one action to every game ``g`` with ``where[g]``; return the number of illegal ones.
@@ -439,11 +421,11 @@ def step_kernel_parallel(hands, aux, played_by, played_in, trick_trump, dealt, l
     return bad
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=SERIAL)
 def observe_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, cfg, tab, seats, obs):
     """Observation of ``seats[g]`` in every game g."""
     for g in range(s.shape[0]):
-        _write_obs(hands, trick_trump, s, cfg, g, seats[g], obs)
+        _write_obs(hands, played_by, played_in, trick_trump, s, cfg, g, seats[g], obs)
 
 
 # --------------------------------------------------------------- the spec

@@ -17,6 +17,7 @@ from numba import njit, prange
 from trickenv import cards
 from trickenv.engine.kernels import (
     DEAL_ENDED,
+    SERIAL,
     MATCH_ENDED,
     NOTHING_ENDED,
     close_deal,
@@ -28,7 +29,11 @@ from trickenv.engine.kernels import (
     lowest_card,
     play_card,
     put_bits,
+    put_equal,
+    clear,
     seal_match,
+    seat_after,
+    seat_from,
     uniform_int,
 )
 from trickenv.engine.layout import (
@@ -251,9 +256,6 @@ def _write_obs(hands, played_by, s, cfg, g, seat, obs):
     """Everything ``seat`` knows about game g, seat-relative, into ``obs[g]`` (docs/observations.md)."""
     deck = cfg[C_DECK]
     hand = cfg[C_HAND]
-    for k in range(obs.shape[1]):
-        obs[g, k] = 0
-    put_bits(obs, g, 0, hands[g, seat], deck)
     o_trick = deck
     o_played = o_trick + N * deck
     o_trump = o_played + N * deck
@@ -264,35 +266,42 @@ def _write_obs(hands, played_by, s, cfg, g, seat, obs):
     o_phase = o_bids + N * (hand + 1)
     o_dealer = o_phase + NUM_PHASES
     o_leader = o_dealer + N
+    # Dense blocks (hand, played) are written whole; the one-hot blocks are cleared, then set.
+    put_bits(obs, g, 0, hands[g, seat], deck)
+    clear(obs, g, o_trick, N * deck)
+    q = seat
+    for r in range(N):
+        put_equal(obs, g, o_played + r * deck, played_by, q, deck)
+        q = seat_after(q, N)
+    clear(obs, g, o_trump, obs.shape[1] - o_trump)
     lead = s[g, LEADER]
+    r = seat_from(lead, seat, N)
     for j in range(s[g, TRICK_LEN]):
-        obs[g, o_trick + ((lead + j - seat + N) % N) * deck + s[g, TRICK + j]] = 1
-    for c in range(deck):
-        p = played_by[g, c]
-        if p >= 0:
-            obs[g, o_played + ((p - seat + N) % N) * deck + c] = 1
+        obs[g, o_trick + r * deck + s[g, TRICK + j]] = 1
+        r = seat_after(r, N)
     trump = s[g, TRUMP]
     obs[g, o_trump + (trump if trump >= 0 else 4)] = 1
     if s[g, TURNED_UP] >= 0:
         obs[g, o_up + s[g, TURNED_UP]] = 1
-    for q in range(N):
-        rel = (q - seat + N) % N
-        obs[g, o_tricks + rel * (hand + 1) + s[g, TRICKS + q]] = 1
+    q = seat
+    for r in range(N):
+        obs[g, o_tricks + r * (hand + 1) + s[g, TRICKS + q]] = 1
         b = s[g, BIDS + q]
         if b >= 0:
-            obs[g, o_bids + rel * (hand + 1) + b] = 1
+            obs[g, o_bids + r * (hand + 1) + b] = 1
+        q = seat_after(q, N)
     if s[g, TARGET] >= 0:
         obs[g, o_target + s[g, TARGET]] = 1
     obs[g, o_phase + s[g, PHASE]] = 1
-    obs[g, o_dealer + (s[g, DEALER] - seat + N) % N] = 1
-    obs[g, o_leader + (lead - seat + N) % N] = 1
+    obs[g, o_dealer + seat_from(s[g, DEALER], seat, N)] = 1
+    obs[g, o_leader + seat_from(lead, seat, N)] = 1
 
 
 # Entry kernels: the same thin loops in every game. A shared loop taking the game's
 # functions as arguments would be recompiled in every process (numba cannot cache it).
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=SERIAL)
 def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, deal_rows, use_deal,
                  dealers, mask, obs):
     """Start a new episode in every game (from ``deal_rows[g]`` where ``use_deal[g]``)."""
@@ -320,7 +329,7 @@ def _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, 
     _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=SERIAL)
 def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, actions, where, mask,
                 obs, rewards, done, deal_end, autoreset):
     """Apply one action to every game ``g`` with ``where[g]``; return the number of illegal ones.
@@ -356,7 +365,7 @@ def step_kernel_parallel(hands, aux, played_by, played_in, trick_trump, dealt, l
     return bad
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=SERIAL)
 def observe_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, cfg, tab, seats, obs):
     """Observation of ``seats[g]`` in every game g."""
     for g in range(s.shape[0]):

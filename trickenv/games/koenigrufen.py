@@ -21,6 +21,7 @@ from numba import njit, prange
 from trickenv import cards
 from trickenv.engine.kernels import (
     DEAL_ENDED,
+    SERIAL,
     MATCH_ENDED,
     NOTHING_ENDED,
     close_deal,
@@ -28,11 +29,16 @@ from trickenv.engine.kernels import (
     idle_game,
     bit,
     close_trick,
-    deal_groups,
+    deal_split,
+    group_sizes,
     duty_bits,
     play_card,
     put_bits,
+    put_equal,
+    clear,
     seal_match,
+    seat_after,
+    seat_from,
     uniform_int,
 )
 from trickenv.engine.layout import (
@@ -75,6 +81,11 @@ A_MARRIAGE = 2 * DECK  # 64 + s: marriage in suit s
 A_HUNDRED = 2 * DECK + 4  # 68
 A_ALL_TRICKS = A_HUNDRED + 1  # 69
 NUM_ACTIONS = A_ALL_TRICKS + 1
+
+# The play duties (docs/rules.md): void in the suit led, trump; and beat the winning card of the
+# suit you follow (or trump with) if you can. The world sampler infers hidden cards from them.
+MUST_TRUMP = True
+MUST_BEAT = True
 
 # Ranks (index in the 32-card deck) and values.
 RANK_TEN, RANK_O, RANK_K, RANK_A = 3, 5, 6, 7
@@ -264,11 +275,8 @@ def _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play,
             else:
                 aux[g, 0] |= bit(c)
     else:
-        caps = np.empty(2 * N, np.int64)
-        for k in range(2 * N):
-            caps[k] = BATCH
-        groups = np.empty(2 * N, np.uint64)
-        deal_groups(rng, g, caps, groups)
+        groups = dealt[g, 0]  # the deal's record, filled in below, holds the groups meanwhile
+        deal_split(rng, g, group_sizes(2 * N, BATCH, 0), 2 * N, groups)
         for p in range(N):
             hands[g, p] = groups[p]
             aux[g, 1 + p] = groups[N + p]
@@ -436,7 +444,7 @@ def _write_mask(hands, s, cfg, tab, g, mask):
     if ph == PH_PLAY:
         p = s[g, TO_ACT]
         hand = hands[g, p]
-        legal = duty_bits(hand, s, g, tab, RANKS, True, True)
+        legal = duty_bits(hand, s, g, tab, RANKS, MUST_TRUMP, MUST_BEAT)
         put_bits(mask, g, 0, legal, DECK)
         if s[g, TRICK_NO] == 0:
             m = s[g, MARR + p]
@@ -454,16 +462,19 @@ def _write_mask(hands, s, cfg, tab, g, mask):
 @njit(inline="always")
 def _write_obs(hands, played_by, s, cfg, g, seat, obs):
     """Everything ``seat`` knows about game g, seat-relative, into ``obs[g]`` (docs/observations/koenigrufen.md)."""
-    for k in range(OBS_SIZE):
-        obs[g, k] = 0
+    # Dense blocks (hand, played) are written whole; the one-hot blocks are cleared, then set.
     put_bits(obs, g, O_HAND, hands[g, seat], DECK)
+    clear(obs, g, O_TRICK, N * DECK)
+    q = seat
+    for r in range(N):
+        put_equal(obs, g, O_PLAYED + r * DECK, played_by, q, DECK)
+        q = seat_after(q, N)
+    clear(obs, g, O_TRUMP, OBS_SIZE - O_TRUMP)
     lead = s[g, LEADER]
+    r = seat_from(lead, seat, N)
     for j in range(s[g, TRICK_LEN]):
-        obs[g, O_TRICK + ((lead + j - seat + N) % N) * DECK + s[g, TRICK + j]] = 1
-    for c in range(DECK):
-        p = played_by[g, c]
-        if p >= 0:
-            obs[g, O_PLAYED + ((p - seat + N) % N) * DECK + c] = 1
+        obs[g, O_TRICK + r * DECK + s[g, TRICK + j]] = 1
+        r = seat_after(r, N)
     trump = s[g, TRUMP]
     obs[g, O_TRUMP + (trump if trump >= 0 else 4)] = 1
     caller = s[g, CALLER]
@@ -481,30 +492,31 @@ def _write_obs(hands, played_by, s, cfg, g, seat, obs):
             obs[g, O_OWN + 2] = 1
         if s[g, REVEALED]:
             if partner >= 0:
-                obs[g, O_SIDES + (partner - seat + N) % N] = 1
+                obs[g, O_SIDES + seat_from(partner, seat, N)] = 1
             else:
                 obs[g, O_SIDES + N] = 1
     big_by = s[g, BIG_BY]
     if big_by >= 0:
-        obs[g, O_BIG + ((big_by - seat + N) % N) * 2 + s[g, BIG_KIND] - 1] = 1
-    for q in range(N):
-        rel = (q - seat + N) % N
+        obs[g, O_BIG + seat_from(big_by, seat, N) * 2 + s[g, BIG_KIND] - 1] = 1
+    q = seat
+    for r in range(N):
         m = s[g, MARR + q]
         for su in range(4):
-            obs[g, O_MARR + rel * 4 + su] = (m >> su) & 1
-        obs[g, O_POINTS + rel * POINT_LEVELS + s[g, POINTS + q] // 10] = 1
-        obs[g, O_TRICKS + rel * (HAND + 1) + s[g, TRICKS + q]] = 1
+            obs[g, O_MARR + r * 4 + su] = (m >> su) & 1
+        obs[g, O_POINTS + r * POINT_LEVELS + s[g, POINTS + q] // 10] = 1
+        obs[g, O_TRICKS + r * (HAND + 1) + s[g, TRICKS + q]] = 1
+        q = seat_after(q, N)
     obs[g, O_PHASE + s[g, PHASE]] = 1
-    obs[g, O_DEALER + (s[g, DEALER] - seat + N) % N] = 1
-    obs[g, O_LEADER + (lead - seat + N) % N] = 1
-    obs[g, O_CALLER + (caller - seat + N) % N] = 1
+    obs[g, O_DEALER + seat_from(s[g, DEALER], seat, N)] = 1
+    obs[g, O_LEADER + seat_from(lead, seat, N)] = 1
+    obs[g, O_CALLER + seat_from(caller, seat, N)] = 1
 
 
 # Entry kernels: the same thin loops in every game. A shared loop taking the game's
 # functions as arguments would be recompiled in every process (numba cannot cache it).
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=SERIAL)
 def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, deal_rows, use_deal,
                  dealers, mask, obs):
     """Start a new episode in every game (from ``deal_rows[g]`` where ``use_deal[g]``)."""
@@ -532,7 +544,7 @@ def _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, 
     _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=SERIAL)
 def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, actions, where, mask,
                 obs, rewards, done, deal_end, autoreset):
     """Apply one action to every game ``g`` with ``where[g]``; return the number of illegal ones.
@@ -568,7 +580,7 @@ def step_kernel_parallel(hands, aux, played_by, played_in, trick_trump, dealt, l
     return bad
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=SERIAL)
 def observe_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, cfg, tab, seats, obs):
     """Observation of ``seats[g]`` in every game g."""
     for g in range(s.shape[0]):
@@ -601,7 +613,7 @@ def make_spec(**options: Any) -> GameSpec:
         tab=card_table(), reset_kernel=reset_kernel, step_kernel=step_kernel,
         step_kernel_parallel=step_kernel_parallel, observe_kernel=observe_kernel, obs_blocks=obs_blocks(),
         records=deal_records, batch_sizes=(BATCH, BATCH), describe_action=describe_action, render_text=render,
-        extra={"obs_offsets": obs_offsets()},
+        extra={"obs_offsets": obs_offsets(), "duties": (MUST_TRUMP, MUST_BEAT)},
     )
 
 

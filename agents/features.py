@@ -1,0 +1,80 @@
+"""Compact float features of an observation, for neural players (trainers and ``PolicyAgent``).
+
+The engine's observation is all 0/1 one-hot blocks. Most of it is what a
+network wants (which cards are where); but a count written one-hot over a wide
+range, like Farbwechsel's card points (121 values per seat) or Four Tricks'
+tricks and bids (17), makes the network learn each value separately. The
+transform keeps every block as it is except those counts: a one-hot block
+whose range is wider than ``MAX_ONEHOT`` and does not index cards becomes, per
+row, two numbers: the value divided by the largest value, and a flag that the
+block is set at all (a bid not yet made reads 0 and 0). For Farbwechsel with 3
+players that is 639 features instead of 996.
+
+``Features(spec)(obs)`` maps ``[B, obs_size]`` int8 to ``[B, size]`` float32
+with two gathers and one small matrix product, no loop over rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from trickenv.games.base import GameSpec
+
+MAX_ONEHOT = 12  # one-hot counts up to this wide stay one-hot
+
+
+class Features:
+    """The observation -> float features map of one game spec (module docstring)."""
+
+    def __init__(self, spec: GameSpec) -> None:
+        self.spec = spec
+        keep: list[int] = []
+        counts: list[tuple[int, int, int, int]] = []  # (offset, groups, width, one-hot axis) per wide block
+        kept_names: list[str] = []
+        count_names: list[str] = []
+        off = 0
+        for b in spec.obs_blocks:
+            width = b.shape[b.axis] if b.kind == "onehot" else 0
+            if b.kind == "onehot" and width > MAX_ONEHOT and width != spec.deck:
+                counts.append((off, b.size // width, width, b.axis % len(b.shape)))
+                count_names += [f"{b.name}[{i}]{part}" for i in range(b.size // width) for part in (".value", ".set")]
+            else:
+                keep.extend(range(off, off + b.size))
+                kept_names += [f"{b.name}:{i}" for i in range(b.size)]
+            off += b.size
+        self._keep = np.array(keep, np.int64)
+        # Each wide block: a [groups * width] slice -> value and flag per group via one matrix product.
+        self._counts = []
+        for offset, groups, width, axis in counts:
+            if axis != len(self._shape_of(offset)) - 1:
+                raise ValueError("wide one-hot counts must be one-hot along their last axis")
+            weights = np.zeros((groups * width, 2 * groups), np.float32)
+            for g in range(groups):
+                weights[g * width:(g + 1) * width, 2 * g] = np.arange(width) / (width - 1)
+                weights[g * width:(g + 1) * width, 2 * g + 1] = 1.0
+            self._counts.append((offset, groups * width, weights))
+        self.names = kept_names + count_names  # in the order of the output columns
+        self.size = len(self.names)
+
+    def _shape_of(self, offset: int) -> tuple[int, ...]:
+        off = 0
+        for b in self.spec.obs_blocks:
+            if off == offset:
+                return b.shape
+            off += b.size
+        raise KeyError(offset)
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        """Features ``[B, size]`` float32 of observations ``[B, obs_size]`` (or one row)."""
+        x = np.asarray(obs)
+        single = x.ndim == 1
+        if single:
+            x = x[None]
+        if x.shape[1] != self.spec.obs_size:
+            raise ValueError(f"observations must have {self.spec.obs_size} values for {self.spec.name}, "
+                             f"got shape {np.shape(obs)}")
+        parts = [x[:, self._keep].astype(np.float32)]
+        for offset, size, weights in self._counts:
+            parts.append(x[:, offset:offset + size].astype(np.float32) @ weights)
+        out = np.concatenate(parts, axis=1)
+        return out[0] if single else out

@@ -1,0 +1,125 @@
+"""Trained players: ``PolicyAgent`` plays a saved policy network through the agent protocol.
+
+A saved player is a small ``.npz`` file: the weights of the policy's MLP
+(``W0, b0, W1, b1, ...``; the last layer gives one logit per action) and a
+JSON ``meta`` entry (game, options, features, activation, how it was trained).
+The forward pass is plain NumPy, so playing needs neither torch nor
+stable-baselines3: a trained player is as portable as the rule-based ones.
+The agent plays the legal action with the highest logit (deterministic), or
+samples from the masked softmax with ``sample=True``.
+
+``make_agent("model", spec)`` loads the player shipped with the package for the
+game (``trickenv/agents/models/<game>.npz``, default options);
+``make_agent("model:PATH", spec)`` loads any saved file.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from trickenv.agents.base import BatchAgent
+from trickenv.agents.features import Features
+from trickenv.engine.kernels import seed_states
+from trickenv.games.base import GameSpec
+
+ACTIVATIONS = {
+    "relu": lambda x: np.maximum(x, 0.0, out=x),
+    "tanh": lambda x: np.tanh(x, out=x),
+}
+
+
+def shipped_model_path(game: str) -> Path:
+    """Path of the player shipped for ``game`` (may not exist for a game without one)."""
+    return Path(str(resources.files("trickenv.agents") / "models" / f"{game}.npz"))
+
+
+def save_policy(path: str | Path, weights: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any]) -> None:
+    """Write a player file: ``weights`` = [(W [in, out], b [out]), ...] and ``meta`` (JSON-able)."""
+    arrays = {}
+    for i, (w, b) in enumerate(weights):
+        arrays[f"W{i}"] = np.asarray(w, np.float32)
+        arrays[f"b{i}"] = np.asarray(b, np.float32)
+    np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
+
+
+def load_policy(path: str | Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, Any]]:
+    """Read a player file: (weights, meta)."""
+    with np.load(path, allow_pickle=False) as f:
+        meta = json.loads(str(f["meta"]))
+        weights = []
+        i = 0
+        while f"W{i}" in f:
+            weights.append((f[f"W{i}"], f[f"b{i}"]))
+            i += 1
+    return weights, meta
+
+
+class PolicyAgent(BatchAgent):
+    """Plays a saved policy network (see the module docstring); ``path=None``: the shipped player."""
+
+    name = "model"
+
+    def __init__(self, spec: GameSpec, seed: int | None = None, path: str | Path | None = None,
+                 sample: bool = False) -> None:
+        super().__init__(spec)
+        path = shipped_model_path(spec.name) if path is None else Path(path)
+        if not path.exists():
+            raise ValueError(f"no trained player at {path} (train one with `trickenv train {spec.name}`)")
+        weights, meta = load_policy(path)
+        self.path, self.meta, self.sample = path, meta, sample
+        if meta.get("game") != spec.name:
+            raise ValueError(f"{path} plays {meta.get('game')!r}, not {spec.name!r}")
+        if meta.get("options") is not None and meta["options"] != _jsonable(spec.options):
+            raise ValueError(f"{path} was trained with options {meta['options']}, the game has {_jsonable(spec.options)}")
+        self.features = Features(spec) if meta.get("features", "compact") == "compact" else None
+        size = self.features.size if self.features is not None else spec.obs_size
+        if weights[0][0].shape[0] != size or weights[-1][0].shape[1] != spec.num_actions:
+            raise ValueError(f"{path}: network shape {weights[0][0].shape[0]} -> {weights[-1][0].shape[1]} does not fit "
+                             f"{spec.name} ({size} features, {spec.num_actions} actions)")
+        self.weights = weights
+        self.activation = ACTIVATIONS[meta.get("activation", "relu")]
+        self._rng = np.random.default_rng(int(seed_states(seed, 1)[0] >> np.uint64(1)))
+
+    @classmethod
+    def from_weights(cls, spec: GameSpec, weights: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any],
+                     sample: bool = False) -> "PolicyAgent":
+        """An agent from weights in memory (a trainer's current policy), without a file."""
+        agent = cls.__new__(cls)
+        BatchAgent.__init__(agent, spec)
+        agent.path, agent.meta, agent.sample = None, meta, sample
+        agent.features = Features(spec) if meta.get("features", "compact") == "compact" else None
+        agent.weights = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in weights]
+        agent.activation = ACTIVATIONS[meta.get("activation", "relu")]
+        agent._rng = np.random.default_rng(0)
+        return agent
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """The network's logits ``[B, actions]`` for observations ``[B, obs_size]``."""
+        x = self.features(obs) if self.features is not None else np.asarray(obs, np.float32)
+        for i, (w, b) in enumerate(self.weights):
+            x = x @ w + b
+            if i < len(self.weights) - 1:
+                x = self.activation(x)
+        return x
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The best legal action per row (or a sample of the masked softmax with ``sample=True``)."""
+        mask = np.asarray(mask, np.bool_)
+        z = np.where(mask, self.logits(obs), -np.inf)
+        if not self.sample:
+            return z.argmax(axis=1)
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        u = self._rng.random((len(p), 1))
+        return np.minimum((p.cumsum(axis=1) < u).sum(axis=1), mask.shape[1] - 1)
+
+
+def _jsonable(options: dict[str, Any]) -> dict[str, Any]:
+    """Options as they look after a JSON round trip (tuples become lists)."""
+    return json.loads(json.dumps(options))

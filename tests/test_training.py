@@ -1,0 +1,175 @@
+"""Self-play training: the SB3 VecEnv contract, the league, the saved players, resume, and a tiny run."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib", reason="the train extra is not installed")  # CI installs it
+
+import trickenv  # noqa: E402
+from trickenv.agents import make_agent  # noqa: E402
+from trickenv.agents.evaluation import evaluate  # noqa: E402
+from trickenv.agents.policy import PolicyAgent, load_policy, save_policy  # noqa: E402
+from trickenv.single_seat import SeatEnv  # noqa: E402
+from trickenv.training import League, Run, Schedule, SeatVecEnv, TrainConfig, policy_weights  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning")
+
+
+def tiny(game: str = "four_tricks", **kw) -> TrainConfig:
+    base = dict(game=game, steps=4096, num_envs=32, n_steps=32, batch_size=512, epochs=1, net=(32, 32),
+                bc_samples=3000, bc_epochs=1, snapshot_every=1024, eval_every=2048, eval_deals=8,
+                checkpoint_every=2048, seed=3)
+    base.update(kw)
+    return TrainConfig(**base)
+
+
+@pytest.mark.parametrize("game", ["four_tricks", "farbwechsel", "koenigrufen"])
+def test_vec_env_contract_and_masks(game):
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    spec = trickenv.make_spec(game)
+    league = League(spec, seed=1)
+    venv = SeatVecEnv(SeatEnv(spec, 16, seat="rotate", opponents=league.members, sampler=league.sampler, seed=2))
+    assert is_masking_supported(venv)
+    venv.seed(5)
+    obs = venv.reset()
+    assert obs.shape == (16, venv.features.size) and obs.dtype == np.float32
+    assert venv.observation_space.contains(obs[0])
+    rng = np.random.default_rng(0)
+    finished = 0
+    first = obs.copy()
+    for _ in range(60):
+        masks = get_action_masks(venv)
+        assert masks.shape == (16, spec.num_actions) and masks.any(axis=1).all()
+        assert np.array_equal(masks, np.stack(venv.env_method("action_masks")))
+        actions = (rng.random(masks.shape) * masks).argmax(axis=1)  # legal only: SeatEnv raises otherwise
+        obs, reward, done, infos = venv.step(actions)
+        assert len(infos) == 16 and reward.shape == (16,)
+        for g in np.flatnonzero(done):
+            assert infos[g]["terminal_observation"].shape == obs[g].shape
+            assert infos[g]["episode"]["l"] >= 1 and "score" in infos[g]
+            finished += 1
+        assert not any(infos[g] for g in np.flatnonzero(~done))
+    assert finished > 0
+    assert venv.get_attr("render_mode") == [None] * 16 and venv.env_is_wrapped(object) == [False] * 16
+    venv.seed(5)  # the same seed deals the same games (the learners' hands; opponents keep their own state)
+    assert np.array_equal(venv.reset()[:, :spec.deck], first[:, :spec.deck])
+
+
+def test_league_schedule_and_snapshots():
+    spec = trickenv.make_spec("four_tricks")
+    league = League(spec, Schedule(rules=0.5, latest=0.3, older=0.15, random=0.05), keep=2)
+    assert np.allclose(league.probabilities, [0.05 / 0.55, 0.5 / 0.55])
+    w = [(np.zeros((414, 4), np.float32), np.zeros(4, np.float32)), (np.zeros((4, 69), np.float32),
+                                                                     np.zeros(69, np.float32))]
+    meta = {"game": "four_tricks", "options": None, "features": "compact", "activation": "relu"}
+    league.add_snapshot(10, w, meta)
+    assert np.allclose(league.probabilities, [0.05, 0.5, 0.45])  # one snapshot takes latest + older
+    for step in (20, 30):
+        league.add_snapshot(step, w, meta)
+    assert [s for s, _, _ in league.snapshots] == [20, 30] and len(league.members) == 4
+    assert np.allclose(league.probabilities, [0.05, 0.5, 0.15, 0.3])
+    picks = league.sampler(rng=np.random.default_rng(0), games=np.arange(4000), seats=np.zeros(4000, int),
+                           num_players=3, pool_size=4)
+    assert np.allclose(np.bincount(picks.ravel(), minlength=4) / picks.size, [0.05, 0.5, 0.15, 0.3], atol=0.01)
+
+
+def test_saved_player_round_trip_and_checks(tmp_path):
+    spec = trickenv.make_spec("four_tricks")
+    rng = np.random.default_rng(0)
+    from trickenv.agents.features import Features
+
+    size = Features(spec).size
+    weights = [(rng.normal(size=(size, 16)).astype(np.float32), np.zeros(16, np.float32)),
+               (rng.normal(size=(16, spec.num_actions)).astype(np.float32), np.zeros(spec.num_actions, np.float32))]
+    meta = {"game": "four_tricks", "options": json.loads(json.dumps(spec.options)), "features": "compact",
+            "activation": "relu"}
+    save_policy(tmp_path / "p.npz", weights, meta)
+    w2, meta2 = load_policy(tmp_path / "p.npz")
+    assert meta2 == meta and all(np.array_equal(a, b) for (a, _), (b, _) in zip(weights, w2))
+    agent = make_agent(f"model:{tmp_path / 'p.npz'}", spec)
+    v = trickenv.make_vec("four_tricks", 64, seed=1)
+    obs, mask, _ = v.reset()
+    for _ in range(60):
+        a = agent.act_batch(obs, mask)
+        assert mask[np.arange(64), a].all()
+        assert np.array_equal(a, PolicyAgent.from_weights(spec, weights, meta).act_batch(obs, mask))
+        obs, mask, *_ = v.step(a)
+    with pytest.raises(ValueError, match="plays 'four_tricks', not 'farbwechsel'"):
+        PolicyAgent(trickenv.make_spec("farbwechsel"), path=tmp_path / "p.npz")
+    with pytest.raises(ValueError, match="trained with options"):
+        PolicyAgent(trickenv.make_spec("four_tricks", deck=52), path=tmp_path / "p.npz")
+    with pytest.raises(ValueError, match="no trained player"):
+        PolicyAgent(spec, path=tmp_path / "missing.npz")
+
+
+def test_resume_continues_from_the_checkpoint(tmp_path):
+    out = tmp_path / "run"
+    first = Run(tiny(steps=2048), out, progress=False)
+    first.train()
+    saved = policy_weights(first.model)
+    steps = first.model.num_timesteps
+    with pytest.raises(FileExistsError):
+        Run(tiny(), out, progress=False)
+    again = Run(tiny(steps=4096), out, resume=True, progress=False)
+    assert again.model.num_timesteps == steps
+    assert all(np.array_equal(a, b) and np.array_equal(c, d)
+               for (a, c), (b, d) in zip(saved, policy_weights(again.model)))
+    assert len(again.league.snapshots) == len(first.league.snapshots)
+
+    # Ctrl-C: the run saves a checkpoint at the step it was stopped and --resume continues there.
+    def stop():
+        raise KeyboardInterrupt
+
+    again.snapshot = stop
+    with pytest.raises(KeyboardInterrupt):
+        again.train()
+    stopped = again.model.num_timesteps
+    assert steps < stopped < 4096
+    third = Run(tiny(steps=4096), out, resume=True, progress=False)
+    assert third.model.num_timesteps == stopped
+    third.train()
+    assert third.model.num_timesteps >= 4096 and (out / "player.npz").exists()
+    rows = (out / "eval.csv").read_text().splitlines()
+    assert rows[0].startswith("steps,") and len(rows) >= 3
+
+
+def test_a_tiny_training_run_beats_random(tmp_path):
+    run = Run(tiny(steps=6144, bc_samples=20000, bc_epochs=2, net=(64, 64)), tmp_path / "ft", progress=False)
+    summary = run.train()
+    assert summary["throughput"]["decisions_per_second"] > 0
+    res = evaluate("four_tricks", [make_agent(f"model:{tmp_path / 'ft' / 'player.npz'}", "four_tricks"), "random"],
+                   deals=150, seed=7, progress=False, ratings=False).to_dict()
+    assert res["pairs"][0]["ci95"][0] > 0, res["pairs"][0]
+
+
+def test_points_bonus_adds_the_sides_card_points_at_deal_end():
+    spec = trickenv.make_spec("koenigrufen")
+    plain = SeatVecEnv(SeatEnv(spec, 16, seat="rotate", opponents=["rules"], seed=4))
+    shaped = SeatVecEnv(SeatEnv(spec, 16, seat="rotate", opponents=["rules"], seed=4), points_bonus=0.5)
+    plain.reset(), shaped.reset()
+    rules = make_agent("rules", spec, seed=1)
+    checked = 0
+    for _ in range(40):
+        masks = plain.action_masks()
+        assert np.array_equal(masks, shaped.action_masks())
+        obs = plain.seat_env._obs  # the learners' raw observations (same games, same seeds)
+        a = rules.act_batch(obs, masks)
+        _, r0, d0, _ = plain.step(a)
+        _, r1, d1, _ = shaped.step(a)
+        assert np.array_equal(d0, d1)
+        if d1.any():
+            rec = shaped.seat_env.deal_records()
+            seat = shaped.seat_env.seats  # rotated already: the finished deal's seat is one back
+            for k, g in enumerate(rec["game"]):
+                s = (seat[g] - 1) % 4
+                side = rec["calling_side"][k, s]
+                pts = rec["team_totals"][k, 0 if side else 1]
+                assert r1[g] == pytest.approx(r0[g] + 0.5 * (pts - 60) / 120, abs=1e-5)
+                checked += 1
+        assert np.array_equal(r0[~d0], r1[~d1])
+    assert checked > 0

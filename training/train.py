@@ -1,0 +1,324 @@
+"""Self-play training with sb3-contrib's MaskablePPO on the batched engine: ``trickenv train GAME --out DIR``.
+
+What one run does, top to bottom:
+
+1. **Setup.** ``B`` games in a :class:`~trickenv.single_seat.SeatEnv` (one
+   learner seat per game, rotating every deal) wrapped as an SB3 VecEnv
+   (:class:`~trickenv.training.vec_env.SeatVecEnv`); the other seats are played
+   by the :class:`~trickenv.training.league.League` (random, rules and frozen
+   snapshots of the learner). Torch and numba get one thread each: on this
+   2-core machine a second thread for either made training slower (the engine's
+   2-thread step stalls when torch holds a core; torch's 2 threads were 10-30x
+   slower on these small matrices).
+2. **Warm start** (:mod:`~trickenv.training.bc`): the policy imitates the
+   rule-based agent on ``bc_samples`` decisions.
+3. **Self-play PPO** for ``steps`` learner decisions. Every ``snapshot_every``
+   steps the current policy joins the league; every ``eval_every`` steps it
+   plays a duplicate evaluation against the rule-based agent (``eval_deals``
+   deals, fixed seed), logged to ``eval.csv`` (and TensorBoard when installed);
+   every ``checkpoint_every`` steps, and on Ctrl-C, the model (with its
+   optimizer), the league and the logs are saved to ``checkpoint/``.
+4. **Export**: ``player.npz``, a NumPy player for
+   :class:`~trickenv.agents.policy.PolicyAgent` (``trickenv eval ... --agents
+   model:DIR/player.npz``), and a final evaluation table (``final.json``).
+
+``--resume`` continues from ``checkpoint/`` with the same step count, weights,
+optimizer state and league (a run killed between checkpoints loses at most
+``checkpoint_every`` steps). The reward is the learner's own deal score scaled
+per game (Four Tricks /4, Farbwechsel /120, King Calling x1): the score is what
+a player of the game is paid, and in Farbwechsel (not zero-sum) a player who
+raises its own score is the one we want; a score relative to the table would
+also reward sinking the opponents.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import trickenv
+from trickenv.agents.evaluation import evaluate
+from trickenv.agents.policy import PolicyAgent, save_policy
+from trickenv.single_seat import SeatEnv
+from trickenv.training.bc import behaviour_clone, demonstrations
+from trickenv.training.league import League, Schedule
+from trickenv.training.vec_env import SeatVecEnv
+
+
+@dataclass
+class TrainConfig:
+    """Everything a run needs; ``trickenv train`` fills it from flags and :data:`DEFAULTS`."""
+
+    game: str
+    options: dict[str, Any] = field(default_factory=dict)
+    steps: int = 3_000_000  # learner decisions of self-play PPO
+    num_envs: int = 256
+    n_steps: int = 64  # PPO rollout length per game: n_envs * n_steps decisions per update
+    batch_size: int = 2048
+    epochs: int = 3
+    learning_rate: float = 3e-4
+    net: tuple[int, ...] = (256, 256)
+    gamma: float = 1.0  # a deal is a short episode paid at its end: no discounting
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    bc_samples: int = 1_000_000
+    bc_epochs: int = 3
+    snapshot_every: int = 250_000
+    keep_snapshots: int = 4
+    eval_every: int = 250_000
+    eval_deals: int = 300
+    checkpoint_every: int = 100_000
+    seed: int = 0
+    points_bonus: float = 0.0  # reward shaping by side card points (SeatVecEnv); 0: the deal score alone
+    env_threads: int = 1  # numba threads of the batched env (docs/training.md: why 1)
+    torch_threads: int = 1  # torch threads of the PPO update
+    schedule: dict[str, float] = field(default_factory=lambda: asdict(Schedule()))
+
+
+# Per-game defaults (the commands in docs/training.md use them).
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "four_tricks": {},
+    "farbwechsel": {},
+    "koenigrufen": {},
+}
+
+
+def policy_weights(model) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The policy MLP of a MaskablePPO model as ``[(W [in, out], b), ...]`` (the last layer: the logits)."""
+    import torch
+
+    layers = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
+    layers.append(model.policy.action_net)
+    return [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy()) for m in layers]
+
+
+class Run:
+    """One training run in ``out`` (module docstring)."""
+
+    def __init__(self, config: TrainConfig, out: str | Path, resume: bool = False, progress: bool = True) -> None:
+        import torch
+
+        self.out = Path(out)
+        self.ckpt = self.out / "checkpoint"
+        if resume:
+            if not (self.ckpt / "model.zip").exists():
+                raise FileNotFoundError(f"--resume: no checkpoint in {self.ckpt}")
+            config = TrainConfig(**{**json.loads((self.out / "config.json").read_text()), "steps": config.steps})
+        elif (self.ckpt / "model.zip").exists():
+            raise FileExistsError(f"{self.out} holds a run already: pass --resume to continue it, or another --out")
+        self.config = config
+        torch.set_num_threads(config.torch_threads)
+        self.progress = progress
+        self.out.mkdir(parents=True, exist_ok=True)
+        cfg = asdict(config)
+        cfg["net"] = list(config.net)
+        (self.out / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
+        self.spec = trickenv.make_spec(config.game, **config.options)
+        self.league = League(self.spec, Schedule(**config.schedule), keep=config.keep_snapshots, seed=config.seed)
+        self.seat_env = SeatEnv(self.spec, config.num_envs, seat="rotate", opponents=self.league.members,
+                                sampler=self.league.sampler, seed=config.seed,
+                                threads=config.env_threads)
+        self.venv = SeatVecEnv(self.seat_env, points_bonus=config.points_bonus)
+        self.meta = {"game": config.game, "options": json.loads(json.dumps(self.spec.options)), "features": "compact",
+                     "activation": "relu", "net": list(config.net)}
+        self.log: list[dict[str, Any]] = []
+        self.started = time.perf_counter()
+        self._elapsed_before = 0.0
+        self._next: dict[str, int] = {}  # step of the next snapshot, evaluation and checkpoint
+        self.bc_stats: dict[str, float] = {}
+        if resume:
+            self._load()
+        else:
+            self.model = self._new_model()
+            self.model.set_random_seed(config.seed)
+            self.venv.seed(config.seed)
+
+    # ------------------------------------------------------------------ pieces
+    def _new_model(self):
+        import torch
+        from sb3_contrib import MaskablePPO
+
+        c = self.config
+        return MaskablePPO(
+            "MlpPolicy", self.venv, learning_rate=c.learning_rate, n_steps=c.n_steps, batch_size=c.batch_size,
+            n_epochs=c.epochs, gamma=c.gamma, gae_lambda=c.gae_lambda, clip_range=c.clip_range,
+            ent_coef=c.ent_coef, seed=c.seed, device="cpu", verbose=0,
+            policy_kwargs={"net_arch": {"pi": list(c.net), "vf": list(c.net)}, "activation_fn": torch.nn.ReLU},
+        )
+
+    def player(self) -> PolicyAgent:
+        """The current policy as a NumPy player."""
+        return PolicyAgent.from_weights(self.spec, policy_weights(self.model), self.meta)
+
+    def warm_start(self) -> dict[str, float]:
+        """Imitate the rule-based agent (:mod:`trickenv.training.bc`)."""
+        c = self.config
+        if c.bc_samples <= 0:
+            return {}
+        t0 = time.perf_counter()
+        data = demonstrations(self.spec, c.bc_samples, seed=c.seed + 17)
+        self.bc_stats = behaviour_clone(self.model, data, self.venv.features, epochs=c.bc_epochs, seed=c.seed)
+        self.bc_stats["bc_seconds"] = time.perf_counter() - t0
+        return self.bc_stats
+
+    def evaluate(self, deals: int, opponents: tuple[str, ...] = ("rules",), seed: int = 12345):
+        """Duplicate evaluation of the current policy against ``opponents``."""
+        return evaluate(self.config.game, [self.player(), *opponents], deals=deals, seed=seed,
+                        options=self.config.options, progress=False, ratings=False)
+
+    def record_eval(self) -> dict[str, Any]:
+        """Evaluate against the rule-based agent and append a row to ``eval.csv`` (and TensorBoard)."""
+        res = self.evaluate(self.config.eval_deals).to_dict()
+        pair = res["pairs"][0]
+        row = {"steps": int(self.model.num_timesteps), "minutes": round(self.elapsed() / 60, 2),
+               "model_mean": res["agents"]["model"]["mean"], "rules_mean": res["agents"]["rules"]["mean"],
+               "diff": pair["diff"], "ci_lo": pair["ci95"][0], "ci_hi": pair["ci95"][1], "deals": pair["deals"]}
+        self.log.append(row)
+        path = self.out / "eval.csv"
+        new = not path.exists()
+        with path.open("a", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(row))
+            if new:
+                w.writeheader()
+            w.writerow(row)
+        self.model.logger.record("eval/diff_vs_rules", row["diff"])
+        self.model.logger.record("eval/model_mean", row["model_mean"])
+        return row
+
+    def snapshot(self) -> None:
+        """Add the current policy to the league and let the games draw from the new pool."""
+        self.league.add_snapshot(int(self.model.num_timesteps), policy_weights(self.model), self.meta)
+        self.seat_env.set_opponents(self.league.members, resample=False)
+
+    def elapsed(self) -> float:
+        """Seconds of training so far, over resumes."""
+        return self._elapsed_before + time.perf_counter() - self.started
+
+    def save(self) -> None:
+        """Write the checkpoint: model with optimizer, league, step count and time."""
+        tmp = self.out / "checkpoint.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        self.model.save(tmp / "model.zip")
+        self.league.save(tmp / "league")
+        (tmp / "state.json").write_text(json.dumps({
+            "num_timesteps": int(self.model.num_timesteps), "elapsed": self.elapsed(), "bc": self.bc_stats,
+            "next": self._next,
+        }))
+        shutil.rmtree(self.ckpt, ignore_errors=True)
+        tmp.rename(self.ckpt)  # a kill during the save leaves the previous checkpoint whole
+
+    def _load(self) -> None:
+        from sb3_contrib import MaskablePPO
+
+        state = json.loads((self.ckpt / "state.json").read_text())
+        self.league.load(self.ckpt / "league")
+        self.seat_env.set_opponents(self.league.members, resample=False)
+        self.model = MaskablePPO.load(self.ckpt / "model.zip", env=self.venv, device="cpu")
+        self.model.num_timesteps = int(state["num_timesteps"])
+        self._elapsed_before = float(state["elapsed"])
+        self.bc_stats = state.get("bc", {})
+        self._next = state["next"]
+        self.venv.seed(self.config.seed + self.model.num_timesteps)
+        if (self.out / "eval.csv").exists():
+            with (self.out / "eval.csv").open() as f:
+                self.log = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
+
+    # ------------------------------------------------------------------ the run
+    def train(self) -> dict[str, Any]:
+        """Warm start (new runs), PPO to ``steps`` with snapshots, evaluations and checkpoints, export."""
+        from stable_baselines3.common.callbacks import BaseCallback
+        from stable_baselines3.common.logger import configure
+
+        c = self.config
+        formats = ["csv"]
+        try:
+            import tensorboard  # noqa: F401
+
+            formats.append("tensorboard")
+        except ImportError:
+            pass
+        self.model.set_logger(configure(str(self.out / "logs"), formats))
+        if not self._next:
+            self.warm_start()
+            self._next = {"snapshot": c.snapshot_every, "eval": 0, "checkpoint": c.checkpoint_every}
+        run = self
+
+        class Hooks(BaseCallback):
+            def _on_step(self) -> bool:
+                t = run.model.num_timesteps
+                if t >= run._next["snapshot"]:
+                    run.snapshot()
+                    run._next["snapshot"] += c.snapshot_every
+                if t >= run._next["eval"]:
+                    run.record_eval()
+                    run._next["eval"] += c.eval_every
+                if t >= run._next["checkpoint"]:
+                    run.save()
+                    run._next["checkpoint"] += c.checkpoint_every
+                return True
+
+        remaining = c.steps - int(self.model.num_timesteps)
+        t0, cpu0 = time.perf_counter(), time.process_time()
+        steps0, env0, opp0 = int(self.model.num_timesteps), self.venv.clock, self.league.clock[0]
+        try:
+            if remaining > 0:
+                self.model.learn(total_timesteps=remaining, callback=Hooks(), reset_num_timesteps=False,
+                                 progress_bar=self.progress)
+        except KeyboardInterrupt:
+            self.save()
+            raise
+        wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+        done = int(self.model.num_timesteps) - steps0
+        self.save()
+        if not self.log or int(self.log[-1]["steps"]) != int(self.model.num_timesteps):
+            self.record_eval()
+        throughput = {
+            "decisions_per_second": done / wall if wall else 0.0,
+            # CPU seconds of this process (all its threads): on a busy machine the wall clock also
+            # counts the time other processes held the cores.
+            "decisions_per_cpu_second": done / cpu if cpu else 0.0,
+            "env_share": (self.venv.clock - env0) / wall if wall else 0.0,
+            "opponent_share": (self.league.clock[0] - opp0) / wall if wall else 0.0,
+            "seconds": wall,
+        }
+        save_policy(self.out / "player.npz", policy_weights(self.model),
+                    {**self.meta, "steps": int(self.model.num_timesteps), "minutes": round(self.elapsed() / 60, 1),
+                     "config": {k: v for k, v in asdict(c).items() if k not in ("options",)}})
+        summary = {"steps": int(self.model.num_timesteps), "minutes": self.elapsed() / 60, "throughput": throughput,
+                   "bc": self.bc_stats, "last_eval": self.log[-1] if self.log else None}
+        (self.out / "final.json").write_text(json.dumps(summary, indent=2, default=float) + "\n")
+        return summary
+
+
+def plot_curve(csv_path: str | Path, png_path: str | Path, title: str = "") -> None:
+    """The learning curve of a run (score difference against the rule-based agent vs steps) as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(csv_path) as f:
+        rows = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(f)]
+    steps = np.array([r["steps"] for r in rows]) / 1e6
+    diff = np.array([r["diff"] for r in rows])
+    lo, hi = np.array([r["ci_lo"] for r in rows]), np.array([r["ci_hi"] for r in rows])
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.fill_between(steps, lo, hi, alpha=0.25, label="95% CI")
+    ax.plot(steps, diff, marker="o", label="trained - rules")
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_xlabel("learner decisions (millions)")
+    ax.set_ylabel("mean deal score difference")
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,627 @@
+"""A game in the terminal: a person against the agents, or agents watched (``trickenv play``).
+
+::
+
+    trickenv play farbwechsel --seat 1 --opponents rules,pimc --deals 3
+    trickenv play koenigrufen --agents rules,pimc,random,rules      # watch: no input
+
+:class:`Table` plays with any input and output streams, so a test can feed it
+a list of lines (:func:`play`, :func:`watch` are the two entry points). The
+person sees only what their seat may know: their own hand, the cards played,
+trump and its changes, scores, and each game's public facts (the table is the
+game's ``render_text`` at the person's turn, where the hand shown is theirs).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO, Union
+
+import numpy as np
+
+import trickenv
+from trickenv import cards
+from trickenv.decode import decode
+from trickenv.engine.layout import (
+    DEALER, LEADER, PH_BID, PH_CALL, PH_PLAY, PH_TRUMP, PHASE, POINTS, TAB_POINTS, TRICK, TRICK_LEN, TRICK_NO,
+    TRICKS, TRUMP,
+)
+from trickenv.render import hand_text
+
+QUIT = ("quit", "exit", "q")
+HELP = ("help", "?", "h", "moves")
+# Options that make one episode a match of several deals (then --deals stays 1).
+MATCH_OPTIONS = ("rounds", "win_at", "target_schedule")
+HINT = ("Type a move's number, a card such as QH or 10S, a name such as 'clubs', 'bid 4' or 'call AH', "
+        "'help' or 'quit'.")
+InputSource = Union[Callable[[str], str], TextIO, Iterable[str], None]
+
+
+class Quit(Exception):
+    """The person typed ``quit`` (or the input ended)."""
+
+
+def agent_names() -> list[str]:
+    """The agent names ``make_agent`` knows (``random``, ``rules``, ``pimc``, ``model``)."""
+    from trickenv.agents import AGENTS
+
+    return sorted(AGENTS)
+
+
+def split_names(names: str | Sequence[str], what: str) -> list[str]:
+    """``"rules,pimc"`` -> ``["rules", "pimc"]``, every name checked against the known agents."""
+    out = [x.strip() for x in names.split(",")] if isinstance(names, str) else [str(x).strip() for x in names]
+    out = [x for x in out if x]
+    if not out:
+        raise ValueError(f"{what} needs at least one agent name; agents are {', '.join(agent_names())}")
+    for name in out:
+        if name.partition(":")[0] not in agent_names():
+            raise ValueError(f"unknown agent {name!r} in {what}; choose from {', '.join(agent_names())} "
+                             "(or model:PATH for a saved player)")
+    return out
+
+
+def seat_names(num_players: int, seat: int, opponents: Sequence[str]) -> list[str | None]:
+    """Agent name per seat: None at the person's ``seat``, ``opponents`` clockwise from their left (repeated)."""
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < num_players:
+        raise ValueError(f"--seat must be a seat 0..{num_players - 1} (the game has {num_players} players), "
+                         f"got {seat!r}")
+    if len(opponents) > num_players - 1:
+        raise ValueError(f"the game has {num_players - 1} opponent seats, got {len(opponents)} opponents "
+                         f"({','.join(opponents)})")
+    names: list[str | None] = [None] * num_players
+    for k in range(1, num_players):
+        names[(seat + k) % num_players] = opponents[(k - 1) % len(opponents)]
+    return names
+
+
+def make_players(spec: Any, names: Sequence[str | None], seed: int | None) -> list[Any]:
+    """One agent per seat (None for the person); a ValueError names an agent that cannot play the game."""
+    from trickenv.agents import make_agent
+
+    players = []
+    for p, name in enumerate(names):
+        if name is None:
+            players.append(None)
+            continue
+        try:
+            players.append(make_agent(name, spec, seed=None if seed is None else seed + 1009 * (p + 1)))
+        except (ValueError, OSError, KeyError) as e:
+            hint = "; play against rules or pimc instead" if name.partition(":")[0] == "model" else ""
+            raise ValueError(f"{name} (seat P{p}) cannot play {spec.name}: {e}{hint}") from None
+    return players
+
+
+def _reader(source: InputSource, output: TextIO) -> Callable[[str], str]:
+    """``read(prompt) -> line`` over a callable like ``input``, a text stream, a list of lines or stdin."""
+    if source is None:
+        if output is sys.stdout:
+            return input
+        source = sys.stdin
+    if callable(source):
+        return source
+    if hasattr(source, "readline"):
+        stream = source
+
+        def read_stream(prompt: str) -> str:
+            output.write(prompt)
+            line = stream.readline()
+            if not line:
+                output.write("\n")
+                raise EOFError
+            output.write(line if line.endswith("\n") else line + "\n")
+            return line.rstrip("\n")
+
+        return read_stream
+    lines: Iterator[str] = iter(source)
+
+    def read_list(prompt: str) -> str:
+        output.write(prompt)
+        try:
+            line = next(lines)
+        except StopIteration:
+            output.write("\n")
+            raise EOFError from None
+        output.write(line + "\n")
+        return line
+
+    return read_list
+
+
+def _suit(s: int) -> str:
+    return f"{cards.SUIT_SYMBOLS[s]} {cards.SUIT_NAMES[s]}"
+
+
+class Table:
+    """Deals of one game at a terminal table: each seat is a person (``None``) or an agent name.
+
+    ``deals`` deals are played one after the other, the dealer moving one seat
+    clockwise, and their scores totalled. ``input`` is a callable like ``input``,
+    a text stream or a list of lines (``None``: the keyboard); ``output`` a text
+    stream (``None``: stdout).
+    """
+
+    def __init__(self, game: str, seats: Sequence[str | None], deals: int = 1, seed: int | None = None,
+                 options: dict[str, Any] | None = None, input: InputSource = None,
+                 output: TextIO | None = None) -> None:
+        options = dict(options or {})
+        self.spec = trickenv.make_spec(game, **options)  # ValueError on wrong options
+        n = self.spec.num_players
+        if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
+            raise ValueError(f"--deals must be a positive number of deals, got {deals!r}")
+        match = [k for k in MATCH_OPTIONS if options.get(k) is not None and not (k == "rounds" and options[k] == 1)]
+        if deals > 1 and match:
+            raise ValueError(f"the option {match[0]} already makes a match of several deals: "
+                             f"leave out --deals or {match[0]}")
+        if len(seats) != n:
+            raise ValueError(f"{game} has {n} seats, got {len(seats)} players")
+        people = [p for p, name in enumerate(seats) if name is None]
+        if len(people) > 1:
+            raise ValueError("at most one seat can be played at the keyboard")
+        self.human = people[0] if people else None
+        self.names = list(seats)
+        self.players = make_players(self.spec, seats, seed)
+        self.env = trickenv.make(game, illegal_action="raise", **options).unwrapped
+        self.deals, self.seed = int(deals), seed
+        self.output = sys.stdout if output is None else output
+        self.read = _reader(input, self.output)
+        self.scores: list[np.ndarray] = []  # per finished deal
+        self.quit = False
+        self.deal_no = 0
+        self._shown_trick: tuple[int, int] | None = None
+        self._sides = -1
+        self._has_points = bool(self.spec.tab[TAB_POINTS, :self.spec.deck].any())
+        # deals to be played, if known (a match with win_at ends when someone reaches it)
+        self._planned = self.deals if not match else (
+            None if self.spec.options.get("win_at") else self.spec.options.get("rounds"))
+
+    # ------------------------------------------------------------- text helpers
+    def say(self, text: str = "") -> None:
+        """Write a line to the output."""
+        self.output.write(text + "\n")
+
+    def label(self, p: int, start: bool = False) -> str:
+        """``P2``, or ``you`` / ``You`` for the person's seat."""
+        if p == self.human:
+            return "You" if start else "you"
+        return f"P{p}"
+
+    def verb(self, p: int, third: str) -> str:
+        """``plays`` for a bot, ``play`` for the person."""
+        return {"plays": "play", "wins": "win", "bids": "bid", "calls": "call", "declares": "declare"}.get(
+            third, third) if p == self.human else third
+
+    def card(self, c: int) -> str:
+        """A card with its suit symbol, e.g. ``Q♥``."""
+        return cards.card_symbol(int(c), self.spec.deck)
+
+    def action_text(self, a: int) -> str:
+        """A card with its suit symbol, or the game's name for the action with cards and suits shown as symbols."""
+        if a < self.spec.deck:
+            return self.card(a)
+        words = []
+        for w in self.spec.action_str(int(a)).split():
+            if w in cards.SUIT_NAMES:
+                w = _suit(cards.SUIT_NAMES.index(w))
+            else:
+                try:
+                    w = self.card(cards.parse_card(w, self.spec.deck))
+                except ValueError:
+                    pass
+            words.append(w)
+        return " ".join(words)
+
+    def _seat_line(self) -> str:
+        return ", ".join(f"P{p} {'you' if name is None else name}" for p, name in enumerate(self.names))
+
+    # -------------------------------------------------------------------- play
+    def run(self) -> dict[str, Any]:
+        """Play the deals (until ``quit``); print and return the summary."""
+        spec = self.spec
+        if self.human is None:
+            self.say(f"{spec.name}: {self._seat_line()}")
+        else:
+            others = ", ".join(f"P{p} {name}" for p, name in enumerate(self.names) if name is not None)
+            self.say(f"{spec.name}: you are P{self.human}; opponents {others}.")
+            self.say(HINT)
+        try:
+            for episode in range(self.deals):
+                opts = None
+                if episode:
+                    opts = {"dealer": (int(self.env.game.s[0, DEALER]) + 1) % spec.num_players}
+                self.env.reset(seed=self.seed if episode == 0 else None, options=opts)
+                self._play_episode()
+        except (Quit, KeyboardInterrupt):
+            self.quit = True
+            self.say("You quit." if self.human is not None else "Stopped.")
+        return self._summary()
+
+    def _play_episode(self) -> None:
+        env = self.env
+        self._deal_start()
+        while True:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                return
+            p = env.agent_name_mapping[agent]
+            obs = env.observe(agent)
+            if self.human is None:
+                self._show_hands()
+            if self.players[p] is None:
+                action = self.ask(p, obs)
+            elif getattr(self.players[p], "needs_state", False):
+                action = int(self.players[p].act(obs, state=env.game))
+            else:
+                action = int(self.players[p].act(obs))
+            before = env.game.s[0].copy()
+            env.step(action)
+            info = env.infos[agent]
+            self._narrate(p, action, before, info)
+            if info["deal_end"]:
+                self._deal_over(info)
+                if not env.terminations[env.agent_selection]:
+                    self._deal_start()
+
+    def _deal_start(self) -> None:
+        spec, s = self.spec, self.env.game.s[0]
+        self.deal_no += 1
+        self._sides = -1
+        of = f" of {self._planned}" if self._planned else ""
+        self.say(f"\n=== {spec.name} · deal {self.deal_no}{of} · dealer {self.label(int(s[DEALER]))} ===")
+        if s[TRUMP] >= 0:
+            self.say(f"trump: {_suit(int(s[TRUMP]))}")
+        if self.human is not None:
+            self.say(f"your hand: {hand_text(int(self.env.game.hands[0, self.human]), spec.deck)}")
+
+    def _show_hands(self) -> None:
+        """Watching: every hand at the start of each trick (the spectator sees all)."""
+        s = self.env.game.s[0]
+        key = (self.deal_no, int(s[TRICK_NO]))
+        if s[PHASE] != PH_PLAY or s[TRICK_LEN] or key == self._shown_trick:
+            return
+        self._shown_trick = key
+        trump = f" (trump {cards.SUIT_SYMBOLS[int(s[TRUMP])]})" if s[TRUMP] >= 0 else ""
+        self.say(f"-- trick {key[1] + 1}{trump}, hands:")
+        for p in range(self.spec.num_players):
+            self.say(f"   P{p}: {hand_text(int(self.env.game.hands[0, p]), self.spec.deck)}")
+
+    def _narrate(self, p: int, a: int, before: np.ndarray, info: dict[str, Any]) -> None:
+        """Say what the action did: the card or announcement, a finished trick, trump changes, sides."""
+        spec, env = self.spec, self.env
+        s, n = env.game.s[0], spec.num_players
+        deal_end = bool(info["deal_end"])
+        who = self.label(p, start=True)
+        if a < spec.deck:
+            self.say(f"{who} {self.verb(p, 'plays')} {self.card(a)}")
+            if int(before[TRICK_LEN]) + 1 == n:  # this card closed the trick
+                leader = int(before[LEADER])
+                played = [int(before[TRICK + j]) for j in range(n - 1)] + [a]
+                tricks = np.asarray(info["tricks"] if deal_end else s[TRICKS:TRICKS + n], np.int64)
+                points = np.asarray(info["points"] if deal_end else s[POINTS:POINTS + n], np.int64)
+                w = int(np.argmax(tricks - before[TRICKS:TRICKS + n]))
+                gained = int(points[w] - before[POINTS + w])
+                cards_ = "  ".join(f"{self.label((leader + j) % n)} {self.card(c)}" for j, c in enumerate(played))
+                pts = f" ({gained} points)" if self._has_points else ""
+                self.say(f"   -> {self.label(w, True)} {self.verb(w, 'wins')} trick {int(before[TRICK_NO]) + 1}: "
+                         f"{cards_}{pts}")
+        else:
+            name = spec.action_str(a)
+            word, _, rest = name.partition(" ")
+            if word == "bid":
+                self.say(f"{who} {self.verb(p, 'bids')} {rest}")
+            elif word == "call":
+                self.say(f"{who} {self.verb(p, 'calls')} {self.action_text(a).partition(' ')[2]}")
+            else:
+                the = "the " if name == "hundred" else ""
+                self.say(f"{who} {self.verb(p, 'declares')} {the}{self.action_text(a)}")
+        events = [e for e in env.last_events if e.get("event") == "trump_change"]
+        for e in events:
+            old, new = cards.SUITS.index(e["old_trump"]), cards.SUITS.index(e["new_trump"])
+            self.say(f"   *** TRUMP CHANGES: {_suit(old)} -> {_suit(new)} ({self.label(e['seat'])} played "
+                     f"{self.card(e['card'])}); {_suit(new)} is trump from trick {e['trick'] + 2} ***")
+        if not deal_end and not events and s[TRUMP] != before[TRUMP] and s[TRUMP] >= 0:
+            self.say(f"   trump is {_suit(int(s[TRUMP]))}")
+        if spec.name == "koenigrufen" and not deal_end:
+            self._reveal()
+
+    def _reveal(self) -> None:
+        """King Calling: announce the sides once the called card is played (public from then on)."""
+        view = decode(self.spec, self.env.observe(self.env.possible_agents[0])["observation"])
+        sides = int(view["sides"])
+        if sides == self._sides or sides < 0:
+            return
+        self._sides = sides
+        called = self.card(int(view["called"]))
+        if sides == 4:
+            self.say(f"   the called card {called} is out: the caller plays alone")
+        else:
+            self.say(f"   the called card {called} is out: {self.label(sides)} is the caller's partner")
+
+    # --------------------------------------------------------------- the person
+    def moves(self, mask: np.ndarray) -> list[int]:
+        """Legal actions in display order: cards by suit, high first (as the hand), then the others."""
+        legal = [int(a) for a in np.flatnonzero(mask)]
+        deck = self.spec.deck
+        r = cards.num_ranks(deck)
+        played = sorted((a for a in legal if a < deck), key=lambda c: (c // r, -(c % r)))
+        return played + [a for a in legal if a >= deck]
+
+    def show_turn(self, p: int, obs: dict[str, np.ndarray], moves: list[int]) -> None:
+        """The table from the person's seat, their private status, and the numbered legal moves."""
+        spec = self.spec
+        self.say(f"\n--- your turn (P{p}) ---")
+        self.say(spec.render_text(spec, self.env.game, 0))
+        if spec.name == "koenigrufen":
+            status = decode(spec, obs["observation"])["own_status"]
+            for k, text in enumerate(("you are the caller's secret partner",
+                                      "you hold the called card but are not the partner: the caller is alone",
+                                      "you called your own card: you play alone")):
+                if status[k]:
+                    self.say(text)
+        if self._planned != 1 and self.scores:
+            total = np.sum(self.scores, axis=0)
+            self.say(f"match after {len(self.scores)} deal{'' if len(self.scores) == 1 else 's'}: "
+                     + ", ".join(f"{self._who(q)} {int(x):+d}" for q, x in enumerate(total)))
+        self.show_moves(moves)
+
+    def show_moves(self, moves: list[int]) -> None:
+        """The numbered moves, a few per line."""
+        items = [f"{i + 1:>2}) {self.action_text(a)}" for i, a in enumerate(moves)]
+        self.say("legal moves:")
+        line = ""
+        for it in items:
+            if line and len(line) + len(it) > 72:
+                self.say(line)
+                line = ""
+            line += ("   " if line else " ") + it
+        self.say(line)
+
+    def ask(self, p: int, obs: dict[str, np.ndarray]) -> int:
+        """Read the person's move until it is a legal one; ``quit`` raises :class:`Quit`."""
+        moves = self.moves(obs["action_mask"])
+        self.show_turn(p, obs, moves)
+        while True:
+            try:
+                text = self.read(f"your move [1-{len(moves)}, card, name, help, quit]: ")
+            except (EOFError, KeyboardInterrupt):
+                raise Quit from None
+            key = " ".join(text.strip().lower().split())
+            if key in QUIT:
+                raise Quit
+            if key in HELP:
+                self.show_turn(p, obs, moves)
+                self.say(HINT)
+                continue
+            try:
+                return self.parse(key, moves, p, obs)
+            except ValueError as e:
+                self.say(f"  ! {e}; try again.")
+
+    def parse(self, key: str, moves: list[int], p: int, obs: dict[str, np.ndarray]) -> int:
+        """The action a typed line means; ValueError with the reason when it is not a legal move."""
+        spec = self.spec
+        if not key:
+            raise ValueError("type a move's number, a card such as QH, a name, or quit")
+        if key.isdigit():
+            k = int(key)
+            if not 1 <= k <= len(moves):
+                raise ValueError(f"there is no move {k}: choose 1..{len(moves)}")
+            return moves[k - 1]
+        legal_names = self._aliases(moves)
+        if key in legal_names:
+            found = legal_names[key]
+            if len(found) > 1:
+                raise ValueError(f"{key!r} could mean {' or '.join(self.action_text(a) for a in found)}")
+            return found[0]
+        try:
+            c = cards.parse_card(key, spec.deck)
+        except ValueError:
+            c = None
+        if c is not None:
+            if c in moves:
+                return c
+            for a in legal_names.get(f"card:{c}", []):
+                return a
+            raise ValueError(self._card_reason(c, moves, p))
+        other = self._aliases(range(spec.deck, spec.num_actions))
+        if key in other:
+            raise ValueError(self._action_reason(other[key][0], p, obs) + f"; legal: {self._legal_text(moves)}")
+        named = [a for a in moves if a >= spec.deck]
+        example = f", a name such as {spec.action_str(named[0])!r}" if named else ""
+        raise ValueError(f"cannot read {key!r}: type a number 1..{len(moves)}, a card such as QH or 10S"
+                         f"{example}, help or quit")
+
+    def _aliases(self, actions: Iterable[int]) -> dict[str, list[int]]:
+        """Typed names of non-card actions: the full name ('trump clubs'), the part after the first word
+        ('clubs', 'ah'), a suit's letter and symbol; ``card:<id>`` for actions that name a card (calls)."""
+        out: dict[str, list[int]] = {}
+        deck = self.spec.deck
+        for a in actions:
+            if a < deck:
+                continue
+            name = self.spec.action_str(a).lower()
+            keys = {name}
+            rest = name.partition(" ")[2]
+            if rest and not rest.isdigit():
+                keys.add(rest)
+            if name == "all tricks":
+                keys.add("all")
+            if rest in cards.SUIT_NAMES:
+                s = cards.SUIT_NAMES.index(rest)
+                keys.update({cards.SUITS[s].lower(), cards.SUIT_SYMBOLS[s]})
+            try:
+                keys.add(f"card:{cards.parse_card(rest, deck)}")
+            except ValueError:
+                pass
+            for k in keys:
+                out.setdefault(k, []).append(a)
+        return out
+
+    def _legal_text(self, moves: list[int]) -> str:
+        shown = [self.action_text(a) for a in moves[:12]]
+        return " ".join(shown) + (" ..." if len(moves) > 12 else "")
+
+    def _card_reason(self, c: int, moves: list[int], p: int) -> str:
+        """Why card ``c`` cannot be played now."""
+        spec, s = self.spec, self.env.game.s[0]
+        deck, sym = spec.deck, self.card(c)
+        if not (int(self.env.game.hands[0, p]) >> c) & 1:
+            return f"you do not hold {sym}"
+        phase = int(s[PHASE])
+        legal = f"; legal: {self._legal_text(moves)}"
+        if phase == PH_TRUMP:
+            return f"choose trump first, before any card is played{legal}"
+        if phase == PH_BID:
+            return f"bid first (e.g. 'bid 4'), cards are played after the bidding{legal}"
+        if phase == PH_CALL:
+            return f"call a card first{legal}"
+        cards_legal = [a for a in moves if a < deck]
+        if not cards_legal or s[TRICK_LEN] == 0:
+            return f"{sym} cannot be played now{legal}"
+        suit, led, trump = cards.suit_of(c, deck), cards.suit_of(int(s[TRICK]), deck), int(s[TRUMP])
+        suits = {cards.suit_of(a, deck) for a in cards_legal}
+        sym_led = cards.SUIT_SYMBOLS[led]
+        if suit != led and led in suits:
+            return f"you must follow suit: {sym_led} was led and you hold {sym_led}{legal}"
+        if suit == led:
+            return f"you must beat the card winning the trick if you can: play a higher {sym_led}{legal}"
+        if trump >= 0 and suits == {trump} and suit != trump:
+            return f"you have no {sym_led}, so you must play a trump ({cards.SUIT_SYMBOLS[trump]}){legal}"
+        if suit == trump:
+            return f"you must play a higher trump than the one winning the trick{legal}"
+        return f"{sym} cannot be played now{legal}"
+
+    def _action_reason(self, a: int, p: int, obs: dict[str, np.ndarray]) -> str:
+        """Why the non-card action ``a`` is not possible now."""
+        spec, s = self.spec, self.env.game.s[0]
+        name = spec.action_str(a)
+        word = name.split()[0]
+        phase = int(s[PHASE])
+        if word == "trump":
+            return "trump is chosen by the dealer before play" if phase != PH_TRUMP else f"{name} is not possible"
+        if word == "bid":
+            if phase != PH_BID:
+                return "bids are made after trump is fixed and before play"
+            k = int(name.split()[1])
+            bids = decode(spec, obs["observation"])["bids"]
+            if p == int(s[DEALER]) and int(bids[bids >= 0].sum()) + k == spec.num_tricks:
+                return (f"the dealer may not bid {k}: the bids would add up to the {spec.num_tricks} tricks")
+            return f"{name} is not possible now"
+        if word == "call":
+            return "only the caller calls a card, before play"
+        if phase != PH_PLAY or int(s[TRICK_NO]) > 0:
+            return "declarations are made only in the first trick, on your turn, before your card"
+        if word == "marriage":
+            suit = cards.SUIT_NAMES.index(name.split()[1])
+            r = cards.num_ranks(spec.deck)
+            king, queen = suit * r + r - 2, suit * r + r - 3
+            hand = int(self.env.game.hands[0, p])
+            if not ((hand >> king) & 1 and (hand >> queen) & 1):
+                return f"a marriage in {_suit(suit)} needs its K and O (Q) in your hand"
+            return f"you declared the marriage in {_suit(suit)} already"
+        return f"{name} is not possible: only one hundred or all tricks may be declared in a deal"
+
+    # ----------------------------------------------------------------- results
+    def _deal_over(self, info: dict[str, Any]) -> None:
+        """The finished deal: tricks, points and scores per seat, the game's facts, the running total."""
+        n = self.spec.num_players
+        scores = np.asarray(info["scores"], np.int64)
+        self.scores.append(scores)
+        total = np.sum(self.scores, axis=0)
+        self.say(f"\n--- deal {self.deal_no} over ---")
+        head = f"{'seat':<14}{'tricks':>7}" + (f"{'points':>8}" if self._has_points else "") + f"{'score':>7}"
+        head += f"{'total':>7}" if self._planned != 1 else ""
+        self.say(head)
+        for p in range(n):
+            line = f"{self._who(p):<14}{int(info['tricks'][p]):>7}"
+            line += f"{int(info['points'][p]):>8}" if self._has_points else ""
+            line += f"{int(scores[p]):>+7}"
+            line += f"{int(total[p]):>+7}" if self._planned != 1 else ""
+            self.say(line)
+        for text in self._facts(info):
+            self.say(text)
+
+    def _who(self, p: int) -> str:
+        return f"P{p} " + ("you" if self.names[p] is None else self.names[p])
+
+    def _facts(self, info: dict[str, Any]) -> list[str]:
+        """The game's own facts of a finished deal (from its record, docs/records.md)."""
+        spec, out = self.spec, []
+        if spec.name == "farbwechsel":
+            k = int(info["trump_changes"])
+            out.append(f"first trump {_suit(int(info['first_trump']))}; trump changed {k} time"
+                       f"{'' if k == 1 else 's'}; last trump {_suit(int(info['trump']))}")
+            if "team_points" in info:
+                tp = info["team_points"]
+                out.append(f"teams: P0+P2 {int(tp[0])} points, P1+P3 {int(tp[1])} points")
+            if len(info["undealt"]):
+                aside = " ".join(self.card(c) for c in info["undealt"])
+                out.append(f"set aside: {aside} ({int(info['set_aside_points'])} points)")
+        elif spec.name == "koenigrufen":
+            caller = int(info["caller"])
+            partner = int(info["partner"])
+            side = f"with partner {self.label(partner)}" if partner >= 0 else "alone"
+            out.append(f"{self.label(caller, True)} called {self.card(int(info['called_card']))} "
+                       f"and played {side}")
+            big = int(info["big_declaration"])
+            if big:
+                out.append(f"{self.label(int(info['big_declared_by']), True)} declared "
+                           f"{('the hundred', 'all tricks')[big - 1]}")
+            tt = info["team_totals"]
+            won = "won" if info["calling_wins"] else "lost"
+            out.append(f"calling side {int(tt[0])} (needed {int(info['threshold'])}), defenders {int(tt[1])}: "
+                       f"the calling side {won}, stake {int(info['stake'])}")
+        elif spec.name == "four_tricks":
+            if int(info["target"]) >= 0:
+                out.append(f"target: exactly {int(info['target'])} tricks")
+            if (info["bids"] >= 0).any():
+                out.append("bids: " + ", ".join(f"{self.label(p)} {int(b)}" for p, b in
+                                                  enumerate(info["bids"][:spec.num_players])))
+        return out
+
+    def _summary(self) -> dict[str, Any]:
+        """Print the deals' scores and totals and who leads; return them."""
+        n = self.spec.num_players
+        scores = np.array(self.scores, np.int64).reshape(-1, n)
+        totals = scores.sum(axis=0)
+        self.say(f"\n=== summary: {len(scores)} deal{'' if len(scores) == 1 else 's'} of {self.spec.name} ===")
+        if len(scores):
+            width = max(10, *(len(self._who(p)) + 2 for p in range(n)))
+            self.say(f"{'deal':<7}" + "".join(f"{self._who(p):>{width}}" for p in range(n)))
+            for k, row in enumerate(scores):
+                self.say(f"{k + 1:<7}" + "".join(f"{int(x):>+{width}}" for x in row))
+            self.say(f"{'total':<7}" + "".join(f"{int(x):>+{width}}" for x in totals))
+            best = np.flatnonzero(totals == totals.max())
+            if self.human is not None:
+                place = 1 + int((totals > totals[self.human]).sum())
+                tie = " (tied)" if (totals == totals[self.human]).sum() > 1 else ""
+                nth = {1: "1st", 2: "2nd", 3: "3rd"}.get(place, f"{place}th")
+                self.say(f"You finished {nth} of {n}{tie} with {int(totals[self.human]):+d}.")
+            else:
+                self.say("Leader: " + ", ".join(self._who(int(p)) for p in best) + f" with {int(totals.max()):+d}.")
+        else:
+            self.say("no deal was finished")
+        return {"deals": len(scores), "scores": scores, "totals": totals, "quit": self.quit, "seats": self.names}
+
+
+def play(game: str, seat: int = 0, opponents: str | Sequence[str] = ("rules",), deals: int = 1,
+         seed: int | None = None, options: dict[str, Any] | None = None, input: InputSource = None,
+         output: TextIO | None = None) -> dict[str, Any]:
+    """A person at ``seat`` against ``opponents`` (clockwise from their left, repeated); returns the summary."""
+    spec = trickenv.make_spec(game, **(options or {}))
+    names = seat_names(spec.num_players, seat, split_names(opponents, "--opponents"))
+    return Table(game, names, deals=deals, seed=seed, options=options, input=input, output=output).run()
+
+
+def watch(game: str, agents: str | Sequence[str], deals: int = 1, seed: int | None = None,
+          options: dict[str, Any] | None = None, output: TextIO | None = None) -> dict[str, Any]:
+    """Agents in every seat (one name for all, or one per seat), no input; returns the summary."""
+    spec = trickenv.make_spec(game, **(options or {}))
+    names = split_names(agents, "--agents")
+    n = spec.num_players
+    if len(names) == 1:
+        names = names * n
+    if len(names) != n:
+        raise ValueError(f"--agents needs one agent name for all seats or one per seat ({n} for {game}), "
+                         f"got {len(names)}")
+    return Table(game, names, deals=deals, seed=seed, options=options, output=output).run()
