@@ -8,6 +8,7 @@ import re
 import pytest
 
 import trickenv
+from trickenv.agents import AGENTS
 from trickenv import cards
 from trickenv.agents.policy import shipped_model_path
 from trickenv.cli import main
@@ -237,7 +238,8 @@ def test_cli_play_and_its_errors(capsys, monkeypatch):
     errors = [
         (["--seat", "3"], "--seat must be a seat 0..2"),
         (["--opponents", "rules,alphago"],
-         "unknown agent 'alphago' in --opponents; choose from model, pimc, random, rules"),
+         # every registered agent is listed (other test modules may register their own)
+         f"unknown agent 'alphago' in --opponents; choose from {', '.join(sorted(AGENTS))}"),
         (["--opponents", "rules,rules,rules"], "the game has 2 opponent seats"),
         (["--agents", "rules,rules"], "one agent name for all seats or one per seat (3 for farbwechsel)"),
         (["--agents", "rules", "--seat", "1"], "leave out --seat and --opponents"),

@@ -1,0 +1,351 @@
+"""What the notebooks share: the budget, playing fixed deals on the batched engine, and statistics.
+
+- **Budget.** ``TRICKENV_BUDGET=small`` (CI) makes every notebook play a few
+  thousand deals and search with a few worlds; unset (or anything else) is the
+  full budget whose results the notebooks in the repository show.
+  ``budget(full, small)`` picks the number for the budget in force.
+- **Play.** :func:`play` plays given deals (cards and dealer fixed) with a given
+  agent in each seat of each game, on the batched engine, one deal per game, and
+  returns the deal records (docs/records.md) in game order. :func:`rotations`
+  and :func:`substitution` build the two duplicate designs the notebooks use.
+- **Statistics.** Means with Student-t intervals (``mean_ci`` of
+  ``trickenv.agents.evaluation``), ratios and least squares with intervals that
+  treat the deal as the independent unit (cluster-robust), and the sentence
+  helpers that turn an interval into words.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+import trickenv
+from trickenv.agents import make_agent
+from trickenv.agents.evaluation import mean_ci, t_quantile
+from trickenv.agents.policy import PolicyAgent, load_policy, shipped_model_path
+from trickenv.vector import VecEnv
+
+__all__ = [
+    "BUDGET", "SMALL", "budget", "repo_root", "make_players", "model_or_note", "make_deals", "play", "rotations",
+    "substitution", "position_means", "trick_play", "mean_ci", "share_ci", "ratio_ci", "ols", "fmt", "verdict", "View", "Timer",
+]
+
+BUDGET = os.environ.get("TRICKENV_BUDGET", "full").strip().lower() or "full"
+SMALL = BUDGET == "small"
+
+
+def budget(full: Any, small: Any) -> Any:
+    """``small`` under ``TRICKENV_BUDGET=small``, else ``full``."""
+    return small if SMALL else full
+
+
+def repo_root() -> Path:
+    """The repository's top folder (the one with pyproject.toml), found upwards from this file."""
+    for d in [Path(__file__).resolve().parent, *Path(__file__).resolve().parents]:
+        if (d / "pyproject.toml").exists() and (d / "trickenv").is_dir():
+            return d
+    raise FileNotFoundError("the notebooks expect to sit in the trickenv repository (notebooks/)")
+
+
+class Timer:
+    """``with Timer("label"):`` prints how long the block took."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+    def __enter__(self) -> "Timer":
+        self.t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.seconds = time.perf_counter() - self.t0
+        print(f"[{self.label}: {self.seconds:.1f} s]")
+
+
+# ======================================================================= agents
+
+def model_or_note(spec) -> tuple[Any | None, str]:
+    """``(agent, "")`` with the shipped trained player for ``spec``, or ``(None, why not)``."""
+    path = shipped_model_path(spec.name)
+    if not path.exists():
+        return None, f"no shipped model for {spec.name} yet ({path.name} is not in trickenv/agents/models/): model skipped"
+    try:
+        return PolicyAgent(spec), ""
+    except ValueError as e:  # trained for other options
+        trained = load_policy(path)[1].get("options") or {}
+        given = json.loads(json.dumps(dict(spec.options)))  # tuples as lists, as in the file
+        diff = ", ".join(f"{k}={given[k]!r}" for k in trained if k in given and given[k] != trained[k])
+        return None, f"model skipped for {spec.name} with {diff or e}: the shipped player was trained for other options"
+
+
+def make_players(spec, names: Sequence[str], seed: int = 0, worlds: int | None = None) -> dict[str, Any]:
+    """Agents by name for ``spec``: ``random``, ``rules``, ``pimc`` (``worlds`` worlds) and ``model`` when shipped.
+
+    A ``model`` that is not available is left out with a printed note.
+    """
+    out: dict[str, Any] = {}
+    for i, name in enumerate(names):
+        if name == "model":
+            agent, note = model_or_note(spec)
+            if agent is None:
+                print(note)
+                continue
+            out[name] = agent
+        elif name == "pimc":
+            out[name] = make_agent("pimc", spec, seed=seed + 101 * i, **({} if worlds is None else {"worlds": worlds}))
+        else:
+            out[name] = make_agent(name, spec, seed=seed + 101 * i)
+    return out
+
+
+# ======================================================================= playing fixed deals
+
+def make_deals(spec, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(deals [count, n, c], dealers [count])``: the first deals of a seeded batched env (as ``trickenv eval``)."""
+    vec = VecEnv(spec, count, seed=seed)
+    vec.reset()
+    deals, dealers = vec.current_deals()
+    return deals.copy(), dealers.astype(np.int64).copy()
+
+
+def play(spec, deals: np.ndarray, dealers: np.ndarray, agents: Sequence[Any], seat_agents: np.ndarray,
+         chunk: int = 4096, threads: int = 1) -> dict[str, np.ndarray]:
+    """Play game ``g`` = deal ``deals[g]`` dealt by ``dealers[g]``, seat ``s`` played by ``agents[seat_agents[g, s]]``.
+
+    One deal per game, on the batched engine (``chunk`` games at a time, one numba
+    thread). Every agent is called once per engine step with the rows where its
+    seat is to act (search agents, ``needs_state``, with ``state=vec.state,
+    games=rows``). Returns the deal records (docs/records.md) as arrays in game order.
+    """
+    n = spec.num_players
+    total = len(deals)
+    seat_agents = np.broadcast_to(np.asarray(seat_agents, np.int64), (total, n))
+    out: dict[str, np.ndarray] = {}
+    envs: dict[int, VecEnv] = {}
+    for start in range(0, total, chunk):
+        stop = min(total, start + chunk)
+        b = stop - start
+        if b not in envs:
+            envs[b] = VecEnv(spec, b, seed=start, threads=threads)
+        vec = envs[b]
+        obs, mask, player = vec.reset(deals=deals[start:stop], dealers=dealers[start:stop].astype(np.int64))
+        owners = seat_agents[start:stop]
+        rows_all = np.arange(b)
+        active = np.ones(b, bool)
+        actions = np.zeros(b, np.int64)
+        for _ in range(4 * (spec.deck + 16)):
+            owner = owners[rows_all, player]
+            for a, agent in enumerate(agents):
+                rows = np.flatnonzero(active & (owner == a))
+                if rows.size == 0:
+                    continue
+                if getattr(agent, "needs_state", False):
+                    actions[rows] = agent.act_batch(obs[rows], mask[rows], state=vec.state, games=rows)
+                else:
+                    actions[rows] = agent.act_batch(obs[rows], mask[rows])
+            obs, mask, player, _, _ = vec.step(actions, where=active)
+            if vec.deal_end.any():
+                rec = vec.deal_records()
+                for key, value in rec.items():
+                    if key not in out:
+                        out[key] = np.zeros((total,) + value.shape[1:], value.dtype)
+                    out[key][start + rec["game"]] = value
+                active[rec["game"]] = False
+            if not active.any():
+                break
+        else:
+            raise RuntimeError("some deals did not finish")
+    out["game"] = np.arange(total)
+    return out
+
+
+def rotations(deals: np.ndarray, dealers: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every deal once per rotation of the hands round the table, the dealer's seat fixed.
+
+    Returns ``(deals, dealers, rot)`` for ``n * D`` games, rotation-major: in game
+    ``r * D + d`` seat ``s`` holds the hand that seat ``(s + r) % n`` holds in deal
+    ``d``, so over the ``n`` rotations every hand is played once from every
+    position relative to the dealer.
+    """
+    n = deals.shape[1]
+    all_deals = np.concatenate([np.roll(deals, -r, axis=1) for r in range(n)])
+    return all_deals, np.tile(dealers, n), np.repeat(np.arange(n), len(deals))
+
+
+def position_means(scores: np.ndarray, dealers: np.ndarray) -> np.ndarray:
+    """``[D, n]`` mean score per position relative to the dealer (0 = dealer, 1 = left of the dealer, ...).
+
+    ``scores [n * D, n]`` are the seat scores of the :func:`rotations` games; each
+    position's mean is over the ``n`` rotations, so every hand of the deal counts once.
+    """
+    d = len(dealers)
+    n = scores.shape[1]
+    s = scores.reshape(n, d, n).astype(np.float64)  # rotation, deal, seat
+    seat = (dealers[:, None] + np.arange(n)[None, :]) % n  # [D, position] -> seat
+    return s[:, np.arange(d)[:, None], seat].mean(axis=0)
+
+
+def substitution(spec, deals: np.ndarray, dealers: np.ndarray, base: Any, others: dict[str, Any],
+                 base_records: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
+    """One-seat substitution on duplicate deals: does a different player in one seat change that seat's score?
+
+    Each deal is played with ``base`` in every seat, and, for each agent ``X`` of
+    ``others`` and each seat ``s``, with ``X`` in seat ``s`` and ``base`` in the
+    others. Returns ``{"base": scores [D, n], X: scores [D, n] (seat s's score when
+    X sat in seat s), "records": {X: records}}``. ``base_records`` reuses a base run.
+    """
+    d, n = len(deals), spec.num_players
+    if base_records is None:
+        base_records = play(spec, deals, dealers, [base], np.zeros((d, n), np.int64))
+    out: dict[str, Any] = {"base": base_records["scores"].astype(np.float64), "records": {"base": base_records}}
+    for name, agent in others.items():
+        seat_agents = np.zeros((n * d, n), np.int64)
+        seat_agents[np.arange(n * d), np.repeat(np.arange(n), d)] = 1  # game s*D + i: agent 1 in seat s
+        rec = play(spec, np.tile(deals, (n, 1, 1)), np.tile(dealers, n), [base, agent], seat_agents)
+        sc = rec["scores"].reshape(n, d, n).astype(np.float64)
+        out[name] = np.stack([sc[s, :, s] for s in range(n)], axis=1)
+        out["records"][name] = rec
+    return out
+
+
+# ======================================================================= statistics
+
+def ratio_ci(num: np.ndarray, den: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
+    """``sum(num) / sum(den)`` with an interval that treats each entry (a deal) as one independent unit."""
+    num, den = np.asarray(num, np.float64), np.asarray(den, np.float64)
+    g = len(num)
+    r = num.sum() / den.sum()
+    if g < 2:
+        return r, math.nan, math.nan
+    se = math.sqrt(g / (g - 1) * ((num - r * den) ** 2).sum()) / den.sum()
+    q = t_quantile(0.5 + level / 2, g - 1)
+    lo, hi = r - q * se, r + q * se
+    if (num >= 0).all() and (num <= den).all():  # a rate: keep the interval inside [0, 1]
+        lo, hi = max(lo, 0.0), min(hi, 1.0)
+    return r, lo, hi
+
+
+def share_ci(x: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
+    """Mean of values in [0, 1] (e.g. per-deal shares) with its t-interval kept inside [0, 1]."""
+    m, lo, hi = mean_ci(np.asarray(x, np.float64), level)
+    return m, max(lo, 0.0), min(hi, 1.0)
+
+
+def ols(x: np.ndarray, y: np.ndarray, clusters: np.ndarray, names: Sequence[str],
+        level: float = 0.95) -> dict[str, tuple[float, float, float]]:
+    """Least squares ``y ~ x`` (x includes the constant if wanted): ``{name: (coef, lo, hi)}``.
+
+    Intervals from the cluster-robust (sandwich) variance with the clusters (deals)
+    as the independent units and a t quantile with clusters - 1 degrees of freedom.
+    """
+    x = np.asarray(x, np.float64)
+    y = np.asarray(y, np.float64)
+    beta, *_ = np.linalg.lstsq(x, y, rcond=None)
+    e = y - x @ beta
+    _, cl = np.unique(clusters, return_inverse=True)
+    g = cl.max() + 1
+    u = np.stack([np.bincount(cl, weights=x[:, k] * e, minlength=g) for k in range(x.shape[1])], axis=1)
+    bread = np.linalg.inv(x.T @ x)
+    nobs, k = x.shape
+    v = bread @ (u.T @ u) @ bread * (g / (g - 1)) * ((nobs - 1) / (nobs - k))
+    se = np.sqrt(np.diag(v))
+    q = t_quantile(0.5 + level / 2, int(g) - 1)
+    return {name: (float(b), float(b - q * s), float(b + q * s)) for name, b, s in zip(names, beta, se)}
+
+
+def fmt(m: float, lo: float, hi: float, digits: int = 1, pct: bool = False) -> str:
+    """``"12.3 [11.8, 12.9]"`` (``pct``: values times 100 with a % sign)."""
+    if pct:
+        return f"{100 * m:.{digits}f}% [{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
+    return f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def verdict(lo: float, hi: float, good: str = "helps", bad: str = "hurts", none: str = "no effect measured") -> str:
+    """The word for an interval of a difference: above 0, below 0, or containing 0."""
+    if lo > 0:
+        return good
+    if hi < 0:
+        return bad
+    return none
+
+
+# ======================================================================= reading Farbwechsel observations
+
+class View:
+    """The parts of a batch of Farbwechsel observations that the advice players read (relative seats, 0 = me).
+
+    Reads the blocks through ``spec.extra["obs_offsets"]`` (docs/observations/farbwechsel.md);
+    ``trickenv.decode`` gives the same arrays (and more) at a higher cost per call.
+    """
+
+    def __init__(self, spec, obs: np.ndarray) -> None:
+        off = spec.extra["obs_offsets"]
+        n, t = spec.num_players, spec.num_tricks
+        b = obs.shape[0]
+
+        def block(name):
+            o, size = off[name]
+            return obs[:, o:o + size]
+
+        def onehot(name):
+            x = block(name)
+            return np.where(x.any(axis=1), x.argmax(axis=1), -1)
+
+        self.n, self.tricks = n, t
+        self.hand = block("hand") != 0  # [B, 32]
+        trick = block("trick").reshape(b, n, 32) != 0
+        self.trick = np.where(trick.any(axis=2), trick.argmax(axis=2), -1)  # [B, n] card per relative seat, -1
+        self.played = (block("played").reshape(b, n, 32) != 0).any(axis=1)  # [B, 32] played by anyone
+        trump = onehot("trump")
+        self.trump = np.where(trump == 4, -1, trump)  # -1 before the dealer declares
+        tt = block("trick_trump").reshape(b, t, 4)
+        self.trick_trump = np.where(tt.any(axis=2), tt.argmax(axis=2), -1)  # [B, T]
+        self.done = (self.trick_trump >= 0).sum(axis=1)  # completed tricks = index of the trick in play
+        self.dealer = onehot("dealer")  # relative seat of the dealer (0: I deal)
+        self.leader = onehot("leader")  # relative seat that leads the trick in play
+        self.unseen = ~self.hand & ~self.played
+        rows = np.arange(b)
+        self.led = np.where(self.leader >= 0, self.trick[rows, np.maximum(self.leader, 0)], -1)  # card led, -1
+        self.on_table = (self.trick >= 0).sum(axis=1)
+
+
+def trick_play(spec, rec: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Replay the tricks of finished Farbwechsel deals from their records.
+
+    Returns ``cards [G, T, n]`` (the cards of each trick in play order), ``seats
+    [G, T, n]`` (who played them), ``leader [G, T]`` and ``winner [G, T]``. The
+    records keep who played each card in which trick and the trump of every
+    trick; the order inside a trick follows from the leader (left of the dealer,
+    then the last trick's winner), and the winner from the ranking.
+    """
+    sets = trickenv.card_sets(spec)
+    suit = sets["suit"].astype(np.int64)
+    strength = sets["strength"].astype(np.int64)
+    trump_strength = sets["trump_strength"].astype(np.int64)
+    n, t_count = spec.num_players, spec.num_tricks
+    g_count = len(rec["dealer"])
+    by_seat = np.full((g_count, t_count, n), -1, np.int64)  # card of trick t played by seat s
+    g, c = np.nonzero(rec["played_in"] >= 0)
+    by_seat[g, rec["played_in"][g, c], rec["played_by"][g, c]] = c
+    rows = np.arange(g_count)[:, None]
+    leader = np.zeros((g_count, t_count), np.int64)
+    winner = np.zeros((g_count, t_count), np.int64)
+    cards = np.zeros((g_count, t_count, n), np.int64)
+    seats = np.zeros((g_count, t_count, n), np.int64)
+    lead = (rec["dealer"].astype(np.int64) + 1) % n
+    for t in range(t_count):
+        order = (lead[:, None] + np.arange(n)[None, :]) % n
+        cc = by_seat[rows, t, order]
+        trump = rec["trick_trump"][:, t].astype(np.int64)[:, None]
+        led = suit[cc[:, :1]]
+        key = np.where(suit[cc] == trump, 100 + trump_strength[cc], np.where(suit[cc] == led, strength[cc], -1))
+        win = order[np.arange(g_count), key.argmax(axis=1)]
+        leader[:, t], winner[:, t], cards[:, t], seats[:, t] = lead, win, cc, order
+        lead = win
+    return {"cards": cards, "seats": seats, "leader": leader, "winner": winner}

@@ -1,0 +1,83 @@
+"""The notebooks in notebooks/ run from top to bottom, at the small budget (TRICKENV_BUDGET=small).
+
+Each notebook is executed in memory with nbclient (the stored outputs, from a full-budget run, are
+left alone). A notebook fails the test when any cell raises. Every cell that draws a plot must
+also print a sentence with a number in it: the notebooks state their findings from the data, under
+the plot, never by hand. Needs the ``notebooks`` extra (part of ``dev``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+pytest.importorskip("ipykernel")
+pytest.importorskip("matplotlib")
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NAMES = ["quickstart", "agents_benchmark", "trump_changes"]
+
+
+def test_every_notebook_is_tested():
+    assert sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")) == sorted(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_runs_at_the_small_budget(name, monkeypatch):
+    monkeypatch.setenv("TRICKENV_BUDGET", "small")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    # The kernel is started as "python" from PATH: make that this interpreter (the venv's).
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                                     resources={"metadata": {"path": str(NOTEBOOKS)}})
+    client.execute()  # raises CellExecutionError on the first failing cell
+    plots = 0
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        outputs = cell.get("outputs", [])
+        if any("image/png" in o.get("data", {}) for o in outputs):
+            plots += 1
+            text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
+            assert any(ch.isdigit() for ch in text), f"{name}.ipynb cell {i}: a plot without a computed sentence"
+    if name != "quickstart":
+        assert plots > 0
+
+
+def test_research_helpers(monkeypatch):
+    """notebooks/research.py: fixed-deal play, rotations, trick replay and the interval helpers."""
+    import numpy as np
+
+    import trickenv
+    from trickenv.agents import make_agent
+
+    monkeypatch.syspath_prepend(str(NOTEBOOKS))
+    import research
+
+    spec = trickenv.make_spec("farbwechsel", num_players=4, switch_ranks=("Q", "J"))
+    deals, dealers = research.make_deals(spec, 50, seed=5)
+    all_deals, all_dealers, rot = research.rotations(deals, dealers)
+    assert all_deals.shape == (200, 4, 8) and (all_deals[50:100, 0] == deals[:, 1]).all() and (rot[50:100] == 1).all()
+    rules = make_agent("rules", spec, seed=0)
+    rec = research.play(spec, all_deals, all_dealers, [rules], np.zeros((200, 4), np.int64), chunk=64)
+    assert (rec["deal"] == np.sort(all_deals, axis=2)).all() and (rec["dealer"] == all_dealers).all()
+    pm = research.position_means(rec["scores"], dealers)
+    for p in range(4):  # position p of deal d, rotation r: seat (dealer + p), holding hand (dealer + p + r) % 4
+        seat = (dealers + p) % 4
+        want = np.mean([rec["scores"][r * 50 + np.arange(50), seat] for r in range(4)], axis=0)
+        assert np.allclose(pm[:, p], want)
+    tp = research.trick_play(spec, rec)
+    assert all((np.sum(tp["winner"] == s, axis=1) == rec["tricks"][:, s]).all() for s in range(4))
+    k = rec["trump_changes"] > 0
+    assert (tp["winner"][k, rec["change_trick"][k, 0]] == rec["change_winner"][k, 0]).all()
+    rng = np.random.default_rng(0)
+    x = np.column_stack([np.ones(400), rng.normal(size=400)])
+    coef = research.ols(x, 2 + 3 * x[:, 1] + rng.normal(size=400), np.arange(400) // 2, ["c", "b"])
+    assert coef["b"][1] < 3 < coef["b"][2]
+    assert research.ratio_ci(np.array([0, 1, 1]), np.array([1, 1, 1]))[1:] == (0.0, 1.0)
