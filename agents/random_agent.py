@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import njit
 
-from trickenv.engine.kernels import seed_states, uniform_int
+from trickenv.engine.kernels import U0, kth_bit, popcount, seed_states, uniform_int
+from trickenv.engine.simd import W, nonzero16_any
 from trickenv.games.base import GameSpec
 
 
@@ -28,6 +30,60 @@ def _pick_random_legal(mask, rng, out):
                 k -= 1
 
 
+@njit(inline="always")
+def _chunk(mask, g, j, a):
+    """Bitset of the True entries of mask[g] among 16 of them: j * 16 on (the last ones: those from
+    j * 16 to the row's end a, read as the row's last 16 and shifted down)."""
+    start = j * W
+    if start + W <= a:
+        return nonzero16_any(mask, g, start)
+    return nonzero16_any(mask, g, a - W) >> np.uint64(start + W - a)
+
+
+@njit(cache=True)
+def _pick_random_legal_bits(mask, rng, out):
+    """:func:`_pick_random_legal` for a C-contiguous bool mask of 16 to 128 columns: the same picks.
+
+    It reads each row 16 entries at a time as a bitset (one vector compare each) into two
+    64-bit words, counts the legal actions with popcounts and takes the k-th set bit,
+    instead of testing the entries one by one (a branch each).
+    """
+    a = mask.shape[1]
+    chunks = (a + W - 1) // W
+    for g in range(mask.shape[0]):
+        lo = U0  # actions 0..63
+        hi = U0  # actions 64..127
+        for j in range(chunks):
+            x = _chunk(mask, g, j, a)
+            if j < 4:
+                lo |= x << np.uint64(W * j)
+            else:
+                hi |= x << np.uint64(W * (j - 4))
+        n_lo = popcount(lo)
+        n = n_lo + popcount(hi)
+        if n == 0:
+            out[g] = -1
+            continue
+        k = uniform_int(rng, g, n)
+        out[g] = kth_bit(lo, k) if k < n_lo else 64 + kth_bit(hi, k - n_lo)
+
+
+@njit(cache=True)
+def _pick_random_legal_row(mask, rng, out):
+    """``out[0]`` = a random legal action of the 1-D mask of bytes ``mask`` (16 to 128 entries; an entry
+    is legal when it is not 0), drawn with ``rng[0]``: :func:`_pick_random_legal_bits` on it as one row."""
+    _pick_random_legal_bits(mask.reshape((1, mask.shape[0])), rng, out)
+
+
+def pick_random_legal(mask: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
+    """out[g] = a uniformly random index among the True entries of mask[g] (-1 if none), drawn with
+    game g's generator ``rng[g]``: the bitset kernel for bool masks, else the plain one (same picks)."""
+    if mask.dtype == np.bool_ and mask.ndim == 2 and W <= mask.shape[1] <= 128 and mask.flags.c_contiguous:
+        _pick_random_legal_bits(mask, rng, out)
+    else:
+        _pick_random_legal(mask, rng, out)
+
+
 class RandomAgent:
     """Chooses uniformly among the legal actions; seeded, so runs repeat exactly.
 
@@ -43,16 +99,32 @@ class RandomAgent:
         self.spec = spec
         self._rng = seed_states(seed, 1)
         self._out1 = np.zeros(1, np.int64)
+        self._pick_row = None  # the compiled pick for masks like the last one (see act)
+        self._row_dtype = self._row_shape = None
         self._batch_rng: np.ndarray | None = None
         self._out: np.ndarray | None = None
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         """Action for one AEC observation dict (``observation``, ``action_mask``)."""
-        mask = np.asarray(observation["action_mask"], dtype=np.bool_)[None, :]
-        _pick_random_legal(mask, self._rng, self._out1)
-        if self._out1[0] < 0:
+        mask = observation["action_mask"]
+        if type(mask) is np.ndarray and mask.dtype is self._row_dtype and mask.shape == self._row_shape \
+                and mask.strides == (1,):
+            # The AEC env's int8 (or bool) mask, read in place by the compiled kernel, called without
+            # numba's dispatcher (it types the arguments on every call and cost more than the pick).
+            self._pick_row(mask, self._rng, self._out1)
+        else:
+            rows = np.asarray(mask, dtype=np.bool_)[None, :]
+            pick_random_legal(rows, self._rng, self._out1)
+            if (isinstance(mask, np.ndarray) and mask.ndim == 1 and mask.dtype in (np.int8, np.uint8, np.bool_)
+                    and W <= mask.shape[0] <= 128 and mask.strides == (1,)):
+                # The next masks of this kind take the path above (an entry not 0 is legal, as in bool).
+                self._pick_row = _pick_random_legal_row.compile(
+                    tuple(numba.typeof(x) for x in (mask, self._rng, self._out1)))
+                self._row_dtype, self._row_shape = mask.dtype, mask.shape
+        a = self._out1.item(0)
+        if a < 0:
             raise ValueError("action_mask has no legal action")
-        return int(self._out1[0])
+        return a
 
     def act_batch(self, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
         """One action per row of a boolean mask ``[B, A]`` (``obs`` is not read); the returned array is reused."""
@@ -65,5 +137,5 @@ class RandomAgent:
             self._batch_rng = new if self._batch_rng is None else np.concatenate([self._batch_rng, new])
             self._out = np.zeros(b, np.int64)
         out = self._out[:b]
-        _pick_random_legal(mask, self._batch_rng[:b], out)
+        pick_random_legal(mask, self._batch_rng[:b], out)
         return out

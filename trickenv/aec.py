@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numba
 import numpy as np
 from gymnasium import spaces
 from gymnasium.logger import warn
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from trickenv.engine.kernels import seed_states
 from trickenv.engine.layout import PHASE, PH_DONE, TO_ACT
@@ -30,6 +32,51 @@ def obs_dtype(dtype: Any) -> type:
         if d == np.dtype(t):
             return t
     raise ValueError(f"dtype must be one of {list(OBS_DTYPES)}, got {dtype!r}")
+
+
+def compiled(kernel: Callable, args: tuple) -> Callable:
+    """The compiled function behind the numba kernel ``kernel`` for arguments of exactly the types of
+    ``args`` (compiled or loaded from the cache now), to call without numba's dispatcher.
+
+    The dispatcher types every argument on every call: about 1 µs for a step kernel's 19, as
+    much as the kernel itself takes for one game. The function returned must only get arguments
+    of these same types (it does not check them). A plain Python ``kernel`` is returned as is.
+    """
+    compile_ = getattr(kernel, "compile", None)
+    if compile_ is None:
+        return kernel
+    return compile_(tuple(numba.typeof(a) for a in args))
+
+
+class _Hot:
+    """What ``TrickEnv.step`` reads and calls on every step, bound to one engine state.
+
+    Python reads an element of a memoryview as a plain int, float or bool several times faster
+    than it indexes a NumPy array (which returns a NumPy scalar).
+    """
+
+    __slots__ = ("game", "step", "step_args", "observe", "s", "before", "before_row", "mask", "rewards", "done",
+                 "deal_end", "action", "obs_row", "mask_row", "copy_obs", "mask_bytes")
+
+    def __init__(self, env: "TrickEnv") -> None:
+        spec, game = env.spec, env.game
+        self.game = game
+        self.step_args = (*game.arrays(), spec.cfg, spec.tab, env._action, env._where, env._mask, env._obs,
+                          env._rewards, env._done, env._deal_end, False)
+        self.step = compiled(spec.step_kernel, self.step_args)
+        self.observe = None  # compiled on first use (a seat not to act is rarely observed)
+        self.s = memoryview(game.s[0])
+        self.before_row = game.s[0].copy()  # the scalar row before a step (for step_events)
+        self.before = memoryview(self.before_row)
+        self.mask = memoryview(env._mask[0])
+        self.rewards = memoryview(env._rewards[0])
+        self.done = memoryview(env._done)
+        self.deal_end = memoryview(env._deal_end)
+        self.action = memoryview(env._action)
+        self.obs_row, self.mask_row = env._obs[0], env._mask[0]
+        # The int8 observation and mask as copies of int8 rows (a copy is faster than a cast).
+        self.copy_obs = env.dtype is np.int8
+        self.mask_bytes = env._mask[0].view(np.int8) if env.mask_dtype is np.int8 else None
 
 
 class TrickEnv(AECEnv):
@@ -110,6 +157,10 @@ class TrickEnv(AECEnv):
         self._use_deal = np.zeros(1, np.bool_)
         self._dealer = np.full(1, -1, np.int32)
         self._cfg_args = (spec.cfg, spec.tab)
+        self._game0 = np.zeros(1, np.int64)  # the games argument of spec.records
+        self._hot: _Hot | None = None  # bound on first use, and again whenever self.game is replaced
+        self._rewards_set = False  # self.rewards holds a deal's scores (or a penalty)
+        self._infos_deal_end = False  # the infos say deal_end
         self.events: list[dict] = []
         self.last_events: list[dict] = []
         self._no_record = self._info_dict(empty_record(self.deal_record()), False)
@@ -155,6 +206,7 @@ class TrickEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: dict(self._no_record) for a in self.agents}
+        self._rewards_set = self._infos_deal_end = False
         self.agent_selection = self.possible_agents[int(self.game.s[0, TO_ACT])]
         self.events: list[dict] = []  # the episode's game events so far (see GameSpec.step_events)
         self.last_events: list[dict] = []  # events of the last step
@@ -168,19 +220,39 @@ class TrickEnv(AECEnv):
         return out.reshape(-1).astype(self.dtype, copy=False)
 
     # ------------------------------------------------------------ observe
+    def _bind(self) -> _Hot:
+        self._hot = _Hot(self)
+        return self._hot
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_hot"] = None  # memoryviews and compiled functions do not copy or pickle; bound again on use
+        return state
+
+    def last(self, observe: bool = True) -> tuple:
+        """``(observation, cumulative reward, termination, truncation, info)`` of agent_selection."""
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """What ``agent`` knows now, and its legal actions (all zero when not to act)."""
         seat = self.agent_name_mapping[agent]
-        acting = agent == self.agent_selection and self.game.s[0, PHASE] != PH_DONE
-        if acting:  # the last kernel call wrote this seat's observation
-            obs = self._obs[0].astype(self.dtype)  # a new array
-        else:
-            self._seat[0] = seat
-            obs = np.empty((1, self.spec.obs_size), np.int8)
-            self.spec.observe_kernel(*self.game.arrays()[:-1], *self._cfg_args, self._seat, obs)
-            obs = obs[0].astype(self.dtype, copy=False)
-        mask = self._mask[0].astype(self.mask_dtype) if acting else self._no_mask.copy()
-        return {self.observation_key: obs, self.mask_key: mask}
+        hot = self._hot
+        if hot is None or hot.game is not self.game:
+            hot = self._bind()
+        if agent == self.agent_selection and hot.s[PHASE] != PH_DONE:
+            # The last kernel call wrote this seat's observation and mask; return new arrays.
+            obs = hot.obs_row.copy() if hot.copy_obs else hot.obs_row.astype(self.dtype)
+            mask = hot.mask_bytes.copy() if hot.mask_bytes is not None else hot.mask_row.astype(self.mask_dtype)
+            return {self.observation_key: obs, self.mask_key: mask}
+        self._seat[0] = seat
+        obs = np.empty((1, self.spec.obs_size), np.int8)
+        args = (*self.game.arrays()[:-1], *self._cfg_args, self._seat, obs)
+        if hot.observe is None:
+            hot.observe = compiled(self.spec.observe_kernel, args)
+        hot.observe(*args)
+        return {self.observation_key: obs[0].astype(self.dtype, copy=False), self.mask_key: self._no_mask.copy()}
 
     # --------------------------------------------------------------- step
     def step(self, action: Any) -> None:
@@ -189,38 +261,54 @@ class TrickEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        a = self._check_action(action, agent)
-        if a is None:
-            return
-        self._action[0] = a
-        s_before = self.game.s[0].copy() if self.spec.step_events is not None else None
-        self.spec.step_kernel(
-            *self.game.arrays(), *self._cfg_args, self._action, self._where, self._mask, self._obs, self._rewards,
-            self._done, self._deal_end, False,
-        )
-        self._cumulative_rewards[agent] = 0
-        if s_before is not None:
-            self.last_events = self.spec.step_events(self.spec, self.game, 0, s_before)
-            self.events.extend(self.last_events)
-        if self._deal_end[0]:
-            r = self._rewards[0]
-            for i, name in enumerate(self.agents):
-                self.rewards[name] = float(r[i])
-            info = self._info_dict(self.deal_record(), True)
-            self.infos = {name: dict(info) for name in self.agents}
+        hot = self._hot
+        if hot is None or hot.game is not self.game:
+            hot = self._bind()
+        if type(action) is int and 0 <= action < self.spec.num_actions and hot.mask[action]:
+            a = action  # the common case, checked without NumPy
         else:
-            if any(self.rewards.values()):
+            a = self._check_action(action, agent)
+            if a is None:
+                return
+        hot.action[0] = a
+        step_events, counter = self.spec.step_events, self.spec.event_counter
+        if step_events is not None:
+            hot.before[:] = hot.s
+        hot.step(*hot.step_args)
+        cumulative = self._cumulative_rewards
+        if step_events is not None:
+            if counter is None or hot.s[counter] != hot.before[counter]:
+                self.last_events = step_events(self.spec, self.game, 0, hot.before_row.copy())
+                self.events.extend(self.last_events)
+            else:
+                self.last_events = []
+        if hot.deal_end[0]:
+            cumulative[agent] = 0
+            rewards = self.rewards
+            for i, name in enumerate(self.agents):
+                rewards[name] = hot.rewards[i]
+            self._rewards_set = any(rewards.values())
+            info = self._deal_info()
+            self.infos = {name: dict(info) for name in self.agents}
+            self._infos_deal_end = True
+            self._accumulate_rewards()
+        else:
+            # Nothing was scored: every reward is 0.0, so accumulating them would add nothing
+            # but turn this agent's cumulative reward into a float.
+            cumulative[agent] = 0.0
+            if self._rewards_set:
                 self.rewards = {name: 0.0 for name in self.agents}
-            if self.infos[agent]["deal_end"]:
+                self._rewards_set = False
+            if self._infos_deal_end:
                 for info in self.infos.values():
                     info["deal_end"] = np.False_
-        if self._done[0]:
+                self._infos_deal_end = False
+        if hot.done[0]:
             self.terminations = {name: True for name in self.agents}
             nxt = (self.agent_name_mapping[agent] + 1) % self.spec.num_players
         else:
-            nxt = int(self.game.s[0, TO_ACT])
+            nxt = hot.s[TO_ACT]
         self.agent_selection = self.possible_agents[nxt]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -228,6 +316,14 @@ class TrickEnv(AECEnv):
         """Record of the episode's last finished deal (docs/records.md; garbage before the first)."""
         rec = self.spec.records(self.spec, self.game, np.zeros(1, np.int64))
         return {k: v[0] for k, v in rec.items()}
+
+    def _deal_info(self) -> dict[str, Any]:
+        """``_info_dict(self.deal_record(), True)``, each field taken as a view of its record's row."""
+        rec = self.spec.records(self.spec, self.game, self._game0)
+        info: dict[str, Any] = {k: v[0, ...] for k, v in rec.items()}
+        info["deal_end"] = np.True_
+        info["illegal_action"] = np.False_
+        return info
 
     def current_deal(self) -> dict[str, Any]:
         """The deal in play as ``{"deal": int8 [players, cards], "dealer": seat}``, the form
@@ -273,6 +369,8 @@ class TrickEnv(AECEnv):
         for name, info in self.infos.items():
             info["deal_end"] = np.False_
             info["illegal_action"] = np.bool_(name == agent)
+        self._rewards_set = any(self.rewards.values())
+        self._infos_deal_end = False
         self.game.s[0, PHASE] = PH_DONE
         self._mask[0] = False
         self._accumulate_rewards()
@@ -294,10 +392,13 @@ class TrickEnv(AECEnv):
 
 
 class OrderEnforcing(OrderEnforcingWrapper):
-    """PettingZoo's OrderEnforcingWrapper with a direct ``last()``.
+    """PettingZoo's OrderEnforcingWrapper with a direct path for what an AEC loop uses every step.
 
-    The stock wrapper resolves each attribute that ``AECEnv.last`` reads
-    through two ``__getattr__`` hops, which halved the AEC loop's speed.
+    The stock wrapper resolves each attribute it does not define through two ``__getattr__``
+    hops (its own, then BaseWrapper's), which cost more than the engine's step: here
+    ``last``, ``step``, ``agent_iter`` and the attributes read on every step
+    (``agent_selection``, ``agents``, ``rewards``, ``terminations``, ``truncations``,
+    ``infos``, ``_cumulative_rewards``) go to the env directly, with the same checks.
     """
 
     def last(self, observe: bool = True):
@@ -305,6 +406,70 @@ class OrderEnforcing(OrderEnforcingWrapper):
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        """Play ``action`` for ``agent_selection`` (as PettingZoo's wrapper: not before reset)."""
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> "_AgentIterable":
+        """Yields agent_selection until every agent is done (each iteration must step)."""
+        if not self._has_reset:
+            super().agent_iter(max_iter)  # raises
+        return _AgentIterable(self, max_iter)
+
+    def _reset_attr(name: str) -> property:  # noqa: N805 (a helper of the class body)
+        def get(self):
+            if not self._has_reset:
+                raise AttributeError(f"{name} cannot be accessed before reset")
+            return getattr(self.env, name)
+
+        def set_(self, value):
+            setattr(self.env, name, value)
+
+        return property(get, set_, doc=f"The env's ``{name}`` (after reset).")
+
+    agent_selection = _reset_attr("agent_selection")
+    agents = _reset_attr("agents")
+    rewards = _reset_attr("rewards")
+    terminations = _reset_attr("terminations")
+    truncations = _reset_attr("truncations")
+    infos = _reset_attr("infos")
+    del _reset_attr
+
+    @property
+    def _cumulative_rewards(self):
+        return self.env._cumulative_rewards
+
+    @_cumulative_rewards.setter
+    def _cumulative_rewards(self, value):
+        self.env._cumulative_rewards = value
+
+
+class _AgentIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> "_AgentIterator":
+        return _AgentIterator(self.env, self.max_iter)
+
+
+class _AgentIterator(AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing agent iterator, reading the raw env directly."""
+
+    def __init__(self, env: OrderEnforcing, max_iter: int) -> None:
+        super().__init__(env, max_iter)
+        self.raw = env.env
+
+    def __next__(self) -> str:
+        raw = self.raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        env = self.env
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return raw.agent_selection
 
 
 def bind_game(make_spec: Callable[..., GameSpec], name: str, module: str, title: str) -> tuple[type, Callable]:

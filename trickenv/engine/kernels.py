@@ -141,11 +141,38 @@ def lowest_card(x):
     return popcount((x & (~x + U1)) - U1)
 
 
-# ----------------------------------------------------------------------- deal
-
-
+# Byte-parallel arithmetic ("SWAR"): eight small counts in the bytes of one integer.
 BYTE_ONES = np.uint64(0x0101010101010101)  # 1 in every byte: x * BYTE_ONES sums x's bytes upwards
 BYTE_HIGH = np.uint64(0x8080808080808080)  # the top bit of every byte
+
+
+@njit(inline="always")
+def bytes_at_most(sums, r):
+    """1 in each byte of ``sums`` that is <= r, 0 in the others (every byte and r below 128).
+
+    No borrow crosses a byte: each byte computes (128 + r) - sums[j], whose top bit says r >= sums[j].
+    """
+    return ((((r * BYTE_ONES) | BYTE_HIGH) - sums) & BYTE_HIGH) >> np.uint64(7)
+
+
+@njit(inline="always")
+def kth_bit(x, k):
+    """Index of the k-th lowest set bit of x (k = 0 for the lowest; k < popcount(x)), without a loop over bits."""
+    k = np.uint64(k)
+    b = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))  # popcount, byte by byte
+    b = (b & np.uint64(0x3333333333333333)) + ((b >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    b = (b + (b >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    sums = b * BYTE_ONES  # byte j: the set bits of bytes 0..j
+    j = (bytes_at_most(sums, k) * BYTE_ONES) >> np.uint64(56)  # the byte holding the k-th bit
+    shift = j << np.uint64(3)
+    r = k - (((sums << np.uint64(8)) >> shift) & np.uint64(0xFF))  # set bits in that byte before it
+    y = (x >> shift) & np.uint64(0xFF)
+    for _ in range(r):
+        y &= y - U1
+    return np.int64(shift) + lowest_card(y)
+
+
+# ----------------------------------------------------------------------- deal
 
 
 @njit(inline="always")
@@ -171,8 +198,7 @@ def deal_split(rng, g, sizes, ng, out):
     for c in range(left):
         state += GOLDEN_GAMMA  # next_u64, with the state kept in a register
         r = np.uint64(scale(splitmix(state), left - c))
-        # 1 in each byte j with ends[j] <= r (no borrow crosses a byte: all values are < 128)
-        passed = ((((r * BYTE_ONES) | BYTE_HIGH) - ends) & BYTE_HIGH) >> np.uint64(7)
+        passed = bytes_at_most(ends, r)  # the groups before the card's group
         ends -= BYTE_ONES - passed  # the card's group k and every sum from k on lose one
         k = (passed * BYTE_ONES) >> np.uint64(56)  # groups passed over
         out[k] |= bit(c)
@@ -462,8 +488,10 @@ def duty_bits(hand, s, g, tab, ranks, must_trump, must_beat):
         return cand
     trump = s[g, TRUMP]
     top = strength(tab, best, trump)
+    row = TAB_TRUMP_STRENGTH if suit == trump else TAB_STRENGTH  # the strength order of the whole suit
     higher = U0
     for c in range(suit * ranks, suit * ranks + ranks):
-        if (cand >> np.uint64(c)) & U1 and strength(tab, c, trump) > top:
+        if tab[row, c] > top:
             higher |= bit(c)
+    higher &= cand
     return higher if higher != U0 else cand

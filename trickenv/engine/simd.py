@@ -1,27 +1,31 @@
-"""Two 16-byte vector operations for the observation and mask writers, with portable fallbacks.
+"""Three 16-byte vector operations for the hot loops, with portable fallbacks.
 
 Why they exist: the block writers in :mod:`trickenv.engine.kernels` turn card bitsets and
-``played_by`` rows into bytes for every game on every step. Written as plain loops over 32
-cards, LLVM unrolls them into 32 scalar shift/compare/store triples instead of vectorizing
-them (it vectorizes only loops whose length it cannot see), which made those blocks 2-5x
-slower. These two numba ``@intrinsic`` functions emit one 16-lane LLVM vector operation
-each, which every LLVM target lowers to its own vector instructions (SSE/AVX, NEON, ...):
+``played_by`` rows into bytes for every game on every step, and the random agent reads a
+mask row per decision. Written as plain loops over 32 cards, LLVM unrolls them into 32
+scalar shift/compare/store triples instead of vectorizing them (it vectorizes only loops
+whose length it cannot see), which made those blocks 2-5x slower. These numba
+``@intrinsic`` functions emit one 16-lane LLVM vector operation each, which LLVM lowers to
+the target's vector instructions (SSE/AVX, NEON, ...):
 
-* :func:`bits16`: ``out[g, i + k] = bit k of x`` for k < 16;
-* :func:`equal16`: ``out[g, i + k] = (row[g, j + k] == value)`` for k < 16.
+* :func:`bits16`: ``out[g, i + k] = bit k of x`` for k < 16 (a bitset to bytes);
+* :func:`equal16`: ``out[g, i + k] = (row[g, j + k] == value)`` for k < 16;
+* :func:`nonzero16`: the bitset of ``arr[g, i + k] != 0`` for k < 16 (bytes to a bitset).
 
-Each has a plain-numba twin (``bits16_portable``, ``equal16_portable``) with the same
-result; tests/test_simd.py checks that they agree. ``TRICKENV_PORTABLE=1`` in the
-environment makes the writers use the twins (numba's on-disk cache does not see this
-switch: point ``NUMBA_CACHE_DIR`` at a fresh directory when flipping it).
+Each has a plain-numba twin (``*_portable``) with the same result; tests/test_simd.py checks
+that they agree. ``TRICKENV_PORTABLE=1`` in the environment makes every user take the twins
+(numba's on-disk cache does not see this switch: point ``NUMBA_CACHE_DIR`` at a fresh
+directory when flipping it). ``nonzero16`` reads the compare result as an integer, whose bit
+order follows the byte order, so big-endian machines always take its twin.
 
-Both take 2-D C-contiguous byte arrays (int8, uint8 or bool) and write 16 bytes from
+They take 2-D C-contiguous byte arrays (int8, uint8 or bool) and touch 16 bytes from
 ``[g, i]``; the caller keeps them inside the row.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 from llvmlite import ir
@@ -105,6 +109,25 @@ def equal16(typingctx, out, g, i, row, j, value):
     return sig, codegen
 
 
+@intrinsic
+def nonzero16(typingctx, arr, g, i):
+    """Bitset (uint64) of the entries of ``arr[g, i:i + 16]`` that are not 0: bit k for entry i + k."""
+    _check_bytes(arr, "arr")
+    if not all(isinstance(t, types.Integer) for t in (g, i)):
+        raise errors.TypingError("g and i must be integers")
+    sig = types.uint64(arr, g, i)
+
+    def codegen(context, builder, signature, args):
+        arrty, gty, ity = signature.args
+        src = _lanes_ptr(context, builder, arrty, args[0], args[1], gty, args[2], ity)
+        vals = builder.load(src)
+        vals.align = 1
+        on = builder.icmp_unsigned("!=", vals, ir.Constant(ir.VectorType(_I8, W), [0] * W))
+        return builder.zext(builder.bitcast(on, _I16), ir.IntType(64))  # lane k -> bit k (little-endian)
+
+    return sig, codegen
+
+
 @njit(inline="always")
 def bits16_portable(out, g, i, x):
     """:func:`bits16` in plain numba."""
@@ -124,7 +147,20 @@ def equal16_portable(out, g, i, row, j, value):
         out[g, a + np.uint64(k)] = np.int8(row[g, b + np.uint64(k)]) == v
 
 
+@njit(inline="always")
+def nonzero16_portable(arr, g, i):
+    """:func:`nonzero16` in plain numba."""
+    base = np.uint64(i)
+    x = np.uint64(0)
+    for k in range(W):
+        if arr[g, base + np.uint64(k)] != 0:
+            x |= np.uint64(1) << np.uint64(k)
+    return x
+
+
+# What the engine and the agents call.
 if PORTABLE:
     bits16_any, equal16_any = bits16_portable, equal16_portable
 else:
     bits16_any, equal16_any = bits16, equal16
+nonzero16_any = nonzero16_portable if PORTABLE or sys.byteorder != "little" else nonzero16

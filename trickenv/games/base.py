@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
+from numba import njit
 
 from trickenv import cards
 from trickenv.engine.layout import (
@@ -55,6 +56,9 @@ class GameSpec:
     # Optional: events of one AEC step, from the scalar row before it and the state after
     # (Farbwechsel's trump changes). Called as step_events(spec, state, g, s_before).
     step_events: Callable[["GameSpec", State, int, np.ndarray], list[dict]] | None = None
+    # Optional, with step_events: a column of State.s that grows with every event (Farbwechsel's
+    # trump changes since the env was created); the AEC env calls step_events only when it changed.
+    event_counter: int | None = None
     # Optional: per-game counters the batched env exposes, name -> column of State.s.
     counters: dict[str, int] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
@@ -171,9 +175,21 @@ class GameSpec:
 
 def bits_to_ids(bits: np.ndarray, deck: int, count: int) -> np.ndarray:
     """Card ids (int8, ascending) of card bitsets ``bits`` that hold ``count`` cards each; -1 pads."""
-    b = ((np.asarray(bits, np.uint64)[..., None] >> np.arange(deck, dtype=np.uint64)) & np.uint64(1)).astype(bool)
-    order = np.argsort(~b, axis=-1, kind="stable")[..., :count]
-    return np.where(np.take_along_axis(b, order, axis=-1), order, -1).astype(np.int8)
+    b = np.asarray(bits, np.uint64)
+    out = np.full((b.size, count), -1, np.int8)
+    _bits_to_ids(b.reshape(-1), deck, out)
+    return out.reshape(b.shape + (count,))
+
+
+@njit(cache=True)
+def _bits_to_ids(bits, deck, out):
+    """out[i] = the first out.shape[1] cards (ids below deck, ascending) of bitset bits[i]; the rest stays."""
+    for i in range(bits.shape[0]):
+        k = 0
+        for c in range(deck):
+            if k < out.shape[1] and (bits[i] >> np.uint64(c)) & np.uint64(1):
+                out[i, k] = c
+                k += 1
 
 
 def common_records(spec: GameSpec, state: State, games: np.ndarray) -> dict[str, np.ndarray]:

@@ -101,16 +101,11 @@ LAST_CHANGES = GAME_FIELDS + 3  # trump changes of the last finished deal
 LAST_FIRST_TRUMP = GAME_FIELDS + 4
 SWITCH_CARDS = GAME_FIELDS + 5  # switching cards played so far this deal
 SWITCH_TOTAL = GAME_FIELDS + 6  # switching cards played since the env was created
-# The 32-card deck fits an int32 bitset: cards played by each seat and in each trick this deal,
-# kept so that the observation unpacks a few bitsets instead of scanning played_by and
-# played_in card by card on every step.
-PLAYED_SEAT = GAME_FIELDS + 7  # 4 slots
-PLAYED_TRICK = GAME_FIELDS + 11  # MAX_TRICKS slots
 # One record per trump change (at most one per trick but the last).
 R_TRICK, R_SEAT, R_CARD, R_OLD, R_NEW, R_POINTS, R_WINNER, R_NSWITCH = range(8)
 REC_SIZE = 8
 MAX_CHANGES = MAX_TRICKS - 1
-REC = PLAYED_TRICK + MAX_TRICKS  # records of this deal: REC + k * REC_SIZE + R_*
+REC = GAME_FIELDS + 7  # records of this deal: REC + k * REC_SIZE + R_*
 LAST_REC = REC + MAX_CHANGES * REC_SIZE  # records of the last finished deal
 LAST_SWITCH_CARDS = LAST_REC + MAX_CHANGES * REC_SIZE  # switching cards played in the last finished deal
 NUM_FIELDS = LAST_SWITCH_CARDS + 1
@@ -175,10 +170,6 @@ def _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play,
     s[g, FIRST_TRUMP] = NO_TRUMP
     s[g, CHANGES] = 0
     s[g, SWITCH_CARDS] = 0
-    for k in range(4):
-        s[g, PLAYED_SEAT + k] = 0
-    for t in range(MAX_TRICKS):
-        s[g, PLAYED_TRICK + t] = 0
     s[g, LEADER] = (s[g, DEALER] + 1) % n
     s[g, PHASE] = PH_TRUMP
     s[g, TO_ACT] = s[g, DEALER]
@@ -272,8 +263,6 @@ def _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, r
         s[g, TO_ACT] = s[g, LEADER]
         return NOTHING_ENDED
     play_card(hands, played_by, played_in, s, g, p, a)
-    s[g, PLAYED_SEAT + p] |= np.int32(np.int64(1) << a)
-    s[g, PLAYED_TRICK + s[g, TRICK_NO]] |= np.int32(np.int64(1) << a)
     if s[g, TRICK_LEN] < n:
         s[g, TO_ACT] = (p + 1) % n
         return NOTHING_ENDED
@@ -495,6 +484,7 @@ def make_spec(**options: Any) -> GameSpec:
         observe_kernel=observe_kernel, obs_blocks=blocks, records=deal_records,
         describe_action=describe, render_text=render,
         step_events=step_events,
+        event_counter=CHANGES_TOTAL,
         counters={
             "trump_changes": CHANGES,
             "trump_changes_total": CHANGES_TOTAL,
@@ -551,8 +541,9 @@ def deal_records(spec: GameSpec, state: State, games: np.ndarray) -> dict[str, n
     rec["switch_cards"] = s[:, LAST_SWITCH_CARDS].astype(np.int8)
     raw = s[:, LAST_REC:LAST_REC + MAX_CHANGES * REC_SIZE].reshape(-1, MAX_CHANGES, REC_SIZE)
     valid = np.arange(MAX_CHANGES)[None, :] < count[:, None]
+    changes = np.where(valid[:, :, None], raw, -1)
     for j, name in enumerate(CHANGE_FIELDS):
-        rec["change_" + name] = np.where(valid, raw[:, :, j], -1).astype(np.int16 if name == "points" else np.int8)
+        rec["change_" + name] = changes[:, :, j].astype(np.int16 if name == "points" else np.int8)
     points = rec["points"]
     rec["set_aside_points"] = (MAX_POINTS - points.sum(axis=1)).astype(np.int16)
     if spec.options["partnership"]:

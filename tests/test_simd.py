@@ -1,0 +1,142 @@
+"""The vector intrinsics of trickenv.engine.simd against their portable twins, and the block writers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from numba import njit
+
+from trickenv.engine import simd
+from trickenv.engine.kernels import clear, put_bits, put_equal
+
+
+@njit
+def _bits(out, offs, xs, portable):
+    for g in range(out.shape[0]):
+        if portable:
+            simd.bits16_portable(out, g, offs[g], xs[g])
+        else:
+            simd.bits16(out, g, offs[g], xs[g])
+
+
+@njit
+def _equal(out, offs, row, js, values, portable):
+    for g in range(out.shape[0]):
+        if portable:
+            simd.equal16_portable(out, g, offs[g], row, js[g], values[g])
+        else:
+            simd.equal16(out, g, offs[g], row, js[g], values[g])
+
+
+@njit
+def _nonzero(arr, offs, out, portable):
+    for g in range(arr.shape[0]):
+        out[g] = simd.nonzero16_portable(arr, g, offs[g]) if portable else simd.nonzero16(arr, g, offs[g])
+
+
+@njit
+def _blocks(out, offs, xs, row, values, ns):
+    for g in range(out.shape[0]):
+        put_bits(out, g, offs[g], xs[g], ns[g])
+        put_equal(out, g, offs[g] + ns[g], row, values[g], ns[g])
+        clear(out, g, offs[g] + 2 * ns[g], 5)
+
+
+def test_intrinsics_and_portable_twins_agree():
+    rs = np.random.default_rng(0)
+    b = 500
+    offs = rs.integers(0, 48, b)
+    xs = rs.integers(0, 2**63, b, dtype=np.int64).astype(np.uint64) * np.uint64(2) + rs.integers(0, 2, b, np.uint64)
+    outs = []
+    for portable in (False, True):
+        out = np.full((b, 64), 7, np.int8)
+        _bits(out, offs, xs, portable)
+        outs.append(out)
+    want = np.full((b, 64), 7, np.int8)
+    for g in range(b):
+        want[g, offs[g]:offs[g] + 16] = (xs[g] >> np.arange(16, dtype=np.uint64)) & np.uint64(1)
+    assert np.array_equal(outs[0], want) and np.array_equal(outs[1], want)
+
+    row = rs.integers(-1, 4, (b, 64)).astype(np.int8)
+    js = rs.integers(0, 48, b)
+    values = rs.integers(-1, 4, b)
+    outs = []
+    for portable in (False, True):
+        out = np.full((b, 64), 7, np.int8)
+        _equal(out, offs, row, js, values, portable)
+        outs.append(out)
+    want = np.full((b, 64), 7, np.int8)
+    for g in range(b):
+        want[g, offs[g]:offs[g] + 16] = row[g, js[g]:js[g] + 16] == values[g]
+    assert np.array_equal(outs[0], want) and np.array_equal(outs[1], want)
+
+    for arr in (rs.random((b, 64)) < 0.3, rs.integers(-3, 3, (b, 64)).astype(np.int8)):
+        got = [np.zeros(b, np.uint64), np.zeros(b, np.uint64)]
+        for portable in (False, True):
+            _nonzero(arr, offs, got[portable], portable)
+        want = [sum(1 << k for k in range(16) if arr[g, offs[g] + k]) for g in range(b)]
+        assert got[0].tolist() == want and got[1].tolist() == want
+
+
+def test_block_writers_write_exactly_their_blocks():
+    rs = np.random.default_rng(1)
+    b = 400
+    ns = rs.choice([3, 16, 32, 48, 52], b)
+    offs = rs.integers(0, 20, b)
+    xs = rs.integers(0, 2**63, b, dtype=np.int64).astype(np.uint64) * np.uint64(2) + rs.integers(0, 2, b, np.uint64)
+    row = rs.integers(-1, 4, (b, 52)).astype(np.int8)
+    values = rs.integers(-1, 4, b)
+    out = np.full((b, 200), 9, np.int8)
+    _blocks(out, offs, xs, row, values, ns)
+    want = np.full((b, 200), 9, np.int8)
+    for g in range(b):
+        o, n = offs[g], ns[g]
+        want[g, o:o + n] = (xs[g] >> np.arange(n, dtype=np.uint64)) & np.uint64(1)
+        want[g, o + n:o + 2 * n] = row[g, :n] == values[g]
+        want[g, o + 2 * n:o + 2 * n + 5] = 0
+    assert np.array_equal(out, want)
+
+
+_PLAY = textwrap.dedent("""
+    import hashlib, json, sys
+    import numpy as np
+    import trickenv
+    from trickenv.engine import simd
+    out = {"portable": simd.PORTABLE}
+    for game, options in [("four_tricks", {"deck": 52, "trump": "turn_up"}), ("farbwechsel", {"num_players": 4}),
+                          ("koenigrufen", {})]:
+        v = trickenv.make_vec(game, 16, seed=5, **options)
+        obs, mask, _ = v.reset()
+        h = hashlib.sha256()
+        for t in range(60):
+            score = (np.arange(mask.shape[1]) * 37 + t) % 101 + 1  # positive: a legal action has the top score
+            obs, mask, _, rewards, _ = v.step(np.argmax(mask * score, axis=1))
+            for x in (obs, mask, rewards, v.observe(t % v.num_players)):
+                h.update(x.tobytes())
+        out[game] = h.hexdigest()
+    print(json.dumps(out))
+""")
+
+
+def _play(portable: bool, cache_dir: str | None) -> dict:
+    env = dict(os.environ, TRICKENV_PORTABLE="1" if portable else "0")
+    if cache_dir is not None:  # the portable kernels compile afresh: numba's cache does not see the switch
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    res = subprocess.run([sys.executable, "-c", _PLAY], env=env, capture_output=True, text=True, timeout=1800)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(os.environ.get("TRICKENV_PORTABLE", "") not in ("", "0"), reason="runs both modes itself")
+def test_portable_mode_plays_byte_identical_games(tmp_path):
+    """Every game with the portable twins (TRICKENV_PORTABLE=1, compiled afresh) gives the same bytes."""
+    fast = _play(False, None)
+    portable = _play(True, str(tmp_path / "portable"))
+    assert not fast.pop("portable") and portable.pop("portable")
+    assert fast == portable
