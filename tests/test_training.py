@@ -15,6 +15,8 @@ from trickenv.agents.evaluation import evaluate  # noqa: E402
 from trickenv.agents.policy import PolicyAgent, load_policy, save_policy  # noqa: E402
 from trickenv.single_seat import SeatEnv  # noqa: E402
 from trickenv.training import League, Run, Schedule, SeatVecEnv, TrainConfig, policy_weights  # noqa: E402
+from trickenv.training.bc import demonstrations  # noqa: E402
+from trickenv.vector import VecEnv  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning")
 
@@ -145,6 +147,22 @@ def test_a_tiny_training_run_beats_random(tmp_path):
     res = evaluate("four_tricks", [make_agent(f"model:{tmp_path / 'ft' / 'player.npz'}", "four_tricks"), "random"],
                    deals=150, seed=7, progress=False, ratings=False).to_dict()
     assert res["pairs"][0]["ci95"][0] > 0, res["pairs"][0]
+
+
+def test_the_warm_start_can_clone_the_search_agent(tmp_path):
+    spec = trickenv.make_spec("four_tricks")
+    data = demonstrations(spec, 3000, seed=5, teacher="pimc", batch=64, worlds=2)
+    rows = np.arange(len(data["action"]))
+    assert len(rows) > 0 and data["mask"][rows, data["action"]].all()
+    # The first decisions are the search agent's on the same deals (it got the engine state).
+    vec = VecEnv(spec, 64, seed=5)
+    obs, mask, _ = vec.reset()
+    first = make_agent("pimc", spec, seed=5, worlds=2).act_batch(obs, mask, state=vec.state, games=np.arange(64))
+    assert np.array_equal(data["action"][:64], first)
+    rules = demonstrations(spec, 3000, seed=5, teacher="rules", batch=64)
+    assert not np.array_equal(rules["action"][:64], first)
+    with pytest.raises(ValueError, match="bc_teacher must be"):
+        Run(tiny(bc_teacher="oracle"), tmp_path / "bad", progress=False)
 
 
 def test_points_bonus_adds_the_sides_card_points_at_deal_end():

@@ -1,4 +1,4 @@
-"""Warm start: clone the rule-based player before self-play (behaviour cloning).
+"""Warm start: clone a teacher (the rule-based player by default) before self-play (behaviour cloning).
 
 PPO from a random network spends most of a short budget learning the rules
 of good play that the rule-based agent already knows. So training starts by
@@ -6,10 +6,15 @@ imitating it: the batched engine plays ``samples`` decisions with the
 rule-based agent in every seat (a few seconds), and the policy is fitted to its
 moves (cross-entropy over the legal actions) while the value head is fitted to
 the deal score each decision led to. Self-play PPO then improves on that
-player. Set ``bc_samples=0`` to train from scratch.
+player. Set ``bc_samples=0`` to train from scratch. ``bc_teacher="pimc"`` clones the
+search agent instead (about 3,000 decisions a second with 8 worlds, against
+millions for the rule-based agent): a stronger teacher where self-play alone does
+not get past the rule-based agent in the time (King Calling).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -21,10 +26,16 @@ from trickenv.vector import VecEnv
 
 
 def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "rules",
-                   batch: int = 1024) -> dict[str, np.ndarray]:
-    """``samples`` decisions of ``teacher`` in every seat: obs, mask, action, and the scaled deal score that followed."""
+                   batch: int = 1024, progress: bool = False, **teacher_options: Any) -> dict[str, np.ndarray]:
+    """``samples`` decisions of ``teacher`` in every seat: obs, mask, action, and the scaled deal score that followed.
+
+    ``teacher`` is an agent name (``rules``, ``pimc``, ...) made with ``teacher_options``
+    (``worlds=8`` for PIMC); a search teacher gets the engine state of the games it plays.
+    ``progress`` shows a bar of the decisions made.
+    """
     vec = VecEnv(spec, batch, seed=seed)
-    agent = make_agent(teacher, spec, seed=seed)
+    agent = make_agent(teacher, spec, seed=seed, **teacher_options)
+    search = {"state": vec.state, "games": np.arange(batch)} if getattr(agent, "needs_state", False) else {}
     per_deal = spec.num_tricks * spec.num_players + 2 * spec.num_players  # at most the decisions of one deal
     max_deals = samples // (batch * spec.num_tricks * spec.num_players) + 3
     scores = np.zeros((batch, max_deals + 1, spec.num_players), np.float32)
@@ -32,8 +43,13 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
     obs_l, mask_l, act_l, seat_l, deal_l = [], [], [], [], []
     obs, mask, player = vec.reset()
     steps = 0
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=samples, desc=f"demonstrations ({teacher})", unit="decision", dynamic_ncols=True)
     while steps * batch < samples or steps < per_deal:
-        a = agent.act_batch(obs, mask).copy()
+        a = np.array(agent.act_batch(obs, mask, **search), np.int64)
         obs_l.append(obs.copy())
         mask_l.append(mask.copy())
         act_l.append(a)
@@ -44,6 +60,10 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
         scores[ended, np.minimum(deal[ended], max_deals)] = rewards[ended]
         deal[ended] += 1
         steps += 1
+        if bar is not None:
+            bar.update(min(batch, max(samples - bar.n, 0)))
+    if bar is not None:
+        bar.close()
     games = np.tile(np.arange(batch), steps)
     deals = np.concatenate(deal_l)
     finished = deals < np.minimum(deal[games], max_deals)  # drop decisions of deals still in play

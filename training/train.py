@@ -71,6 +71,8 @@ class TrainConfig:
     ent_coef: float = 0.01
     bc_samples: int = 1_000_000
     bc_epochs: int = 3
+    bc_teacher: str = "rules"  # the agent the warm start imitates: "rules" or "pimc" (training/bc.py)
+    bc_worlds: int = 8  # PIMC's sampled worlds per decision when bc_teacher is "pimc"
     snapshot_every: int = 250_000
     keep_snapshots: int = 4
     eval_every: int = 250_000
@@ -114,6 +116,8 @@ class Run:
             config = TrainConfig(**{**json.loads((self.out / "config.json").read_text()), "steps": config.steps})
         elif (self.ckpt / "model.zip").exists():
             raise FileExistsError(f"{self.out} holds a run already: pass --resume to continue it, or another --out")
+        if config.bc_teacher not in ("rules", "pimc"):
+            raise ValueError(f"bc_teacher must be 'rules' or 'pimc', got {config.bc_teacher!r}")
         self.config = config
         torch.set_num_threads(config.torch_threads)
         self.progress = progress
@@ -159,12 +163,14 @@ class Run:
         return PolicyAgent.from_weights(self.spec, policy_weights(self.model), self.meta)
 
     def warm_start(self) -> dict[str, float]:
-        """Imitate the rule-based agent (:mod:`trickenv.training.bc`)."""
+        """Imitate the teacher, the rule-based agent by default (:mod:`trickenv.training.bc`)."""
         c = self.config
         if c.bc_samples <= 0:
             return {}
         t0 = time.perf_counter()
-        data = demonstrations(self.spec, c.bc_samples, seed=c.seed + 17)
+        teacher_options = {"worlds": c.bc_worlds} if c.bc_teacher == "pimc" else {}
+        data = demonstrations(self.spec, c.bc_samples, seed=c.seed + 17, teacher=c.bc_teacher,
+                              progress=self.progress, **teacher_options)
         self.bc_stats = behaviour_clone(self.model, data, self.venv.features, epochs=c.bc_epochs, seed=c.seed)
         self.bc_stats["bc_seconds"] = time.perf_counter() - t0
         return self.bc_stats

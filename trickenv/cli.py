@@ -118,7 +118,7 @@ TRAIN_FLAGS = {
     "steps": int, "num_envs": int, "n_steps": int, "batch_size": int, "epochs": int, "learning_rate": float,
     "ent_coef": float, "bc_samples": int, "bc_epochs": int, "snapshot_every": int, "eval_every": int,
     "eval_deals": int, "checkpoint_every": int, "seed": int, "env_threads": int, "torch_threads": int,
-    "points_bonus": float,
+    "points_bonus": float, "bc_teacher": str, "bc_worlds": int,
     "net": lambda text: tuple(int(x) for x in text.split(",")),
 }
 
