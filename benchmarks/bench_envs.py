@@ -8,7 +8,7 @@ Every figure is timed with process CPU time (``time.process_time``) on one numba
 thread, so a busy machine slows it far less than it slows the wall clock; the
 wall-clock figure follows in brackets. Each is the median of ``--repeats`` runs.
 
-The targets table (issue 13): the batched env at ``--batch`` games per call with
+The targets table (the speed goals of the engine): the batched env at ``--batch`` games per call with
 the kernel it uses there (the parfor kernel, ``threads=1``); the plain serial
 kernel on the same games (the one small batches and the AEC env use) and its
 cost relative to the parfor one; a small batch through ``VecEnv.step`` (Python
@@ -39,7 +39,7 @@ VARIANTS = {
     "farbwechsel": [{}, {"num_players": 4}, {"switch_ranks": ("Q", "J")}],
     "koenigrufen": [{}, {"partner_from": "full_hand"}],
 }
-# Issue 13's targets: batched decision steps/s on one thread, AEC steps/s, policy ns/decision, serial/parfor.
+# The speed goals: batched decision steps/s on one thread, AEC steps/s, policy ns/decision, serial/parfor.
 TARGET_BATCHED = {"four_tricks": 20e6, "farbwechsel": 15e6, "koenigrufen": 15e6}
 TARGET_AEC = 150e3
 TARGET_POLICY_NS = 10.0
