@@ -20,17 +20,24 @@ from trickenv.engine.layout import TO_ACT
 
 
 class Lowest:
-    """Deterministic test agent: the lowest legal action id."""
+    """Deterministic test agent: the lowest legal action id. With ``stop_at``, call number ``stop_at``
+    raises KeyboardInterrupt instead (a simulated Ctrl-C)."""
 
     name = "lowest"
     needs_state = False
 
-    def __init__(self, spec=None, seed=None, **kw):
+    def __init__(self, spec=None, seed=None, stop_at=None, **kw):
         self.spec = spec
         self.calls = 0
+        self.stop_at = stop_at
+
+    def _count(self):
+        if self.calls + 1 == self.stop_at:
+            raise KeyboardInterrupt
+        self.calls += 1
 
     def act_batch(self, obs, mask):
-        self.calls += 1
+        self._count()
         return np.argmax(mask, axis=1)
 
 
@@ -40,21 +47,9 @@ class Highest(Lowest):
     name = "highest"
 
     def act_batch(self, obs, mask):
-        self.calls += 1
+        self._count()
         return mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)
 
-
-class InterruptAfter(Lowest):
-    """Plays like Lowest, then raises KeyboardInterrupt (a simulated Ctrl-C) on call number ``limit``."""
-
-    def __init__(self, limit):
-        super().__init__()
-        self.limit = limit
-
-    def act_batch(self, obs, mask):
-        if self.calls + 1 == self.limit:
-            raise KeyboardInterrupt
-        return super().act_batch(obs, mask)
 
 
 register("lowest_test", Lowest)
@@ -291,7 +286,7 @@ def test_search_agents_get_the_state_and_their_rows():
 def test_interrupt_keeps_the_finished_deals(tmp_path):
     # Four Tricks with deterministic agents: every game of a chunk takes 49 steps, each agent is called
     # at each step; chunks of 4 deals. Call 120 of the interrupting agent falls into the third chunk.
-    agents = [("stop", InterruptAfter(120)), ("low", Lowest())]
+    agents = [("stop", Lowest(stop_at=120)), ("low", Lowest())]
     r = evaluate("four_tricks", agents, deals=40, chunk=4, progress=False)
     assert r.interrupted and r.deals == 8 and r.deals_requested == 40
     full = evaluate("four_tricks", [("stop", Lowest()), ("low", Lowest())], deals=8, chunk=4, progress=False)
@@ -307,20 +302,9 @@ def test_interrupt_keeps_the_finished_deals(tmp_path):
 
 def test_interrupt_keeps_the_finished_deals_of_the_chunk_in_play():
     """King Calling deals take different numbers of steps: stop when some deals of a chunk are over."""
-
-    class HighestStop(Highest):
-        def __init__(self, limit):
-            super().__init__()
-            self.limit = limit
-
-        def act_batch(self, obs, mask):
-            if self.calls + 1 == self.limit:
-                raise KeyboardInterrupt
-            return super().act_batch(obs, mask)
-
     full = evaluate("koenigrufen", [("high", Highest()), ("low", Lowest())], deals=8, chunk=4, **FAST)
     for limit in range(40, 120):
-        r = evaluate("koenigrufen", [("high", HighestStop(limit)), ("low", Lowest())], deals=8, chunk=4, **FAST)
+        r = evaluate("koenigrufen", [("high", Highest(stop_at=limit)), ("low", Lowest())], deals=8, chunk=4, **FAST)
         if r.deals % 4:
             break
     else:
@@ -332,7 +316,7 @@ def test_interrupt_keeps_the_finished_deals_of_the_chunk_in_play():
 
 
 def test_interrupt_in_the_first_chunk_returns_empty_results():
-    r = evaluate("four_tricks", [InterruptAfter(3), Lowest()], deals=8, chunk=4, progress=False)
+    r = evaluate("four_tricks", [Lowest(stop_at=3), Lowest()], deals=8, chunk=4, progress=False)
     d = r.to_dict()
     assert r.interrupted and d["deals"] == 0 and d["agents"]["lowest"]["mean"] is None
     assert "INTERRUPTED" in r.table()
