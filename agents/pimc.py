@@ -93,19 +93,39 @@ class PIMCAgent(BatchAgent):
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, state: State | None = None,
                   games: np.ndarray | None = None) -> np.ndarray:
         """One searched action per row; ``games[i]`` is row i's game in ``state``."""
+        return self.search_batch(obs, mask, state, games)[0]
+
+    def search_batch(self, obs: np.ndarray, mask: np.ndarray, state: State | None = None,
+                     games: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The actions ``[B]`` and the searched mean value of every action ``[B, A]``.
+
+        A value is the seat's mean deal score over the sampled worlds (plus the
+        tie-break), the number the action was chosen by; it is NaN for actions
+        that were not searched: illegal ones, forced moves, and the decisions
+        left to the rule-based agent (King Calling's calls and declarations).
+        Distilling these values, not only the chosen move, is what
+        ``trickenv train --bc-teacher pimc --bc-temperature T`` does.
+        """
         if state is None or games is None:
             raise ValueError("PIMC needs the engine state: act_batch(obs, mask, state=vec.state, games=rows)")
         mask = np.asarray(mask, np.bool_)
         games = np.asarray(games, np.int64).reshape(-1)
         if len(games) != len(mask):
             raise ValueError(f"games must list one game per row ({len(mask)}), got {len(games)}")
-        if self.bidder is not None:
-            return self._cards_only(obs, mask, state, games)
-        legal = [np.flatnonzero(m) for m in mask]
-        if any(len(x) == 0 for x in legal):
+        if not mask.any(axis=1).all():
             raise ValueError("a row of mask has no legal action")
-        out = np.array([x[0] for x in legal], np.int64)
-        todo = [i for i, x in enumerate(legal) if len(x) > 1]  # forced moves need no search
+        values = np.full(mask.shape, np.nan, np.float32)
+        if self.bidder is not None:
+            # search="cards": the rule-based agent's choice unless it plays a card; then the cards are searched.
+            out = np.array(self.bidder.act_batch(obs, mask), np.int64)
+            searched = out < self.spec.deck
+            mask = mask.copy()
+            mask[:, self.spec.deck:] = False
+        else:
+            out = mask.argmax(axis=1).astype(np.int64)
+            searched = np.ones(len(mask), np.bool_)
+        legal = [np.flatnonzero(m) for m in mask]
+        todo = [i for i in np.flatnonzero(searched) if len(legal[i]) > 1]  # forced moves need no search
         per = self.worlds * self.rollouts
         start = 0
         while start < len(todo):
@@ -114,26 +134,13 @@ class PIMCAgent(BatchAgent):
                 chunk.append(todo[start])
                 size += per * len(legal[todo[start]])
                 start += 1
-            for i, best in zip(chunk, self._search(state, games[chunk], [legal[i] for i in chunk])):
-                out[i] = best
-        return out
+            for i, mean in zip(chunk, self._search(state, games[chunk], [legal[i] for i in chunk])):
+                values[i, legal[i]] = mean
+                out[i] = legal[i][int(np.argmax(mean))]
+        return out, values
 
-    def _cards_only(self, obs: np.ndarray, mask: np.ndarray, state: State, games: np.ndarray) -> np.ndarray:
-        """``search="cards"``: the rule-based agent's choice unless it plays a card; then search the cards."""
-        out = np.array(self.bidder.act_batch(obs, mask), np.int64)
-        rows = np.flatnonzero(out < self.spec.deck)
-        if len(rows):
-            cards = mask[rows].copy()
-            cards[:, self.spec.deck:] = False
-            self.bidder, bidder = None, self.bidder
-            try:
-                out[rows] = self.act_batch(obs[rows], cards, state=state, games=games[rows])
-            finally:
-                self.bidder = bidder
-        return out
-
-    def _search(self, state: State, games: np.ndarray, legal: list[np.ndarray]) -> list[int]:
-        """The best action of each decision: one batch of (world, action, rollout) playouts."""
+    def _search(self, state: State, games: np.ndarray, legal: list[np.ndarray]) -> list[np.ndarray]:
+        """The mean value of each legal action of each decision: one batch of (world, action, rollout) playouts."""
         spec, w, r = self.spec, self.worlds, self.rollouts
         seats = state.s[games, TO_ACT].astype(np.int64)
         worlds = sample_worlds(spec, state, games, seats, w, seed=self.seed * 1_000_003 + self.decisions)
@@ -154,13 +161,13 @@ class PIMCAgent(BatchAgent):
         if self.tiebreak:
             rec = spec.records(spec, sim, np.arange(sim.batch_size))
             gain = gain + self.tiebreak * side_points(rec, seat_of) / 120.0
-        best = []
+        means = []
         pos = 0
         for acts in legal:
             block = gain[pos:pos + len(acts) * w * r].reshape(len(acts), w * r)
             pos += len(acts) * w * r
-            best.append(int(acts[int(np.argmax(block.mean(axis=1)))]))
-        return best
+            means.append(block.mean(axis=1))
+        return means
 
 
 def play_out(spec: GameSpec, sim: State, first: np.ndarray, policy: Any) -> np.ndarray:

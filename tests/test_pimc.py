@@ -97,3 +97,29 @@ def test_king_calling_pimc_leaves_calls_and_declarations_to_the_rules_and_search
     assert searched > 0  # search does change some card plays
     with pytest.raises(ValueError, match="search must be 'all' or 'cards'"):
         PIMCAgent(spec, search="bids")
+
+
+def test_search_batch_values_are_what_the_action_was_chosen_by():
+    spec = trickenv.make_spec("koenigrufen")
+    v = trickenv.make_vec("koenigrufen", 32, seed=8)
+    obs, mask, player = v.reset()
+    pimc = PIMCAgent(spec, seed=2, worlds=4)
+    twin = PIMCAgent(spec, seed=2, worlds=4)
+    searched = unsearched = 0
+    for _ in range(14):
+        games = np.arange(32)
+        got, values = pimc.search_batch(obs, mask, state=v.state, games=games)
+        assert np.array_equal(got, twin.act_batch(obs, mask, state=v.state, games=games))  # act_batch = search_batch[0]
+        assert not np.isfinite(values[~mask]).any()  # illegal actions are never searched
+        rows = np.isfinite(values).any(axis=1)
+        for i in np.flatnonzero(rows):
+            legal_cards = np.flatnonzero(mask[i, :spec.deck])
+            assert np.array_equal(np.flatnonzero(np.isfinite(values[i])), legal_cards)
+            assert got[i] == np.nanargmax(values[i])
+        # Calls, declarations and forced card plays are not searched.
+        forced = mask[:, :spec.deck].sum(axis=1) == 1
+        assert ((got[~rows] >= spec.deck) | forced[~rows]).all()
+        searched += int(rows.sum())
+        unsearched += int((~rows).sum())
+        obs, mask, player, _, _ = v.step(got)
+    assert searched > 0 and unsearched > 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -15,7 +16,7 @@ from trickenv.agents.evaluation import evaluate  # noqa: E402
 from trickenv.agents.policy import PolicyAgent, load_policy, save_policy  # noqa: E402
 from trickenv.single_seat import SeatEnv  # noqa: E402
 from trickenv.training import League, Run, Schedule, SeatVecEnv, TrainConfig, policy_weights  # noqa: E402
-from trickenv.training.bc import demonstrations  # noqa: E402
+from trickenv.training.bc import demonstrations, soft_targets  # noqa: E402
 from trickenv.vector import VecEnv  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning")
@@ -163,6 +164,45 @@ def test_the_warm_start_can_clone_the_search_agent(tmp_path):
     assert not np.array_equal(rules["action"][:64], first)
     with pytest.raises(ValueError, match="bc_teacher must be"):
         Run(tiny(bc_teacher="oracle"), tmp_path / "bad", progress=False)
+
+
+def test_soft_targets_weigh_the_searched_actions_by_their_values():
+    nan = np.nan
+    values = np.array([[1.0, nan, 0.0, nan],     # two searched actions, one unit apart
+                       [nan, nan, nan, nan],     # not searched: all on the chosen action
+                       [2.0, 2.0, nan, nan]], np.float32)
+    t = soft_targets(values, np.array([0, 3, 1]), temperature=0.5)
+    e = np.exp(2.0)
+    assert np.allclose(t[0], [e / (e + 1), 0, 1 / (e + 1), 0])
+    assert np.allclose(t[1], [0, 0, 0, 1]) and np.allclose(t[2], [0.5, 0.5, 0, 0])
+    spec = trickenv.make_spec("four_tricks")
+    data = demonstrations(spec, 2000, seed=5, teacher="pimc", batch=32, worlds=2)
+    searched = np.isfinite(data["values"]).any(axis=1)
+    assert searched.any() and data["values"].shape == data["mask"].shape
+    assert np.array_equal(np.nanargmax(data["values"][searched], axis=1), data["action"][searched])
+
+
+def test_the_pimc_warm_start_fits_the_values_and_keeps_its_demonstrations(tmp_path, monkeypatch):
+    config = tiny(steps=64, bc_samples=1500, bc_epochs=1, bc_teacher="pimc", bc_worlds=2, bc_temperature=0.25,
+                  net=(16, 16), num_envs=8, n_steps=8, batch_size=64, eval_deals=4)
+    run = Run(config, tmp_path / "soft", progress=False)
+    stats = run.warm_start()
+    assert (tmp_path / "soft" / "demonstrations.npz").exists() and stats["bc_samples"] > 0
+    # The same run started again reads the demonstrations instead of searching them again.
+    import trickenv.training.train as train_module
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("the demonstrations were searched again")
+
+    monkeypatch.setattr(train_module, "demonstrations", no_search)
+    again = Run(config, tmp_path / "soft", progress=False)
+    assert again.warm_start()["bc_samples"] == stats["bc_samples"]
+    # Other settings do not reuse them.
+    other = Run(dataclasses.replace(config, bc_worlds=3), tmp_path / "soft", progress=False)
+    with pytest.raises(AssertionError, match="searched again"):
+        other.warm_start()
+    with pytest.raises(ValueError, match="bc_temperature must be"):
+        Run(tiny(bc_temperature=-1.0), tmp_path / "bad", progress=False)
 
 
 def test_points_bonus_adds_the_sides_card_points_at_deal_end():

@@ -29,6 +29,9 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
                    batch: int = 1024, progress: bool = False, **teacher_options: Any) -> dict[str, np.ndarray]:
     """``samples`` decisions of ``teacher`` in every seat: obs, mask, action, and the scaled deal score that followed.
 
+    A search teacher (one with ``search_batch``, PIMC) also gives ``values``: its
+    searched value of every action (NaN where it did not search).
+
     ``teacher`` is an agent name (``rules``, ``pimc``, ...) made with ``teacher_options``
     (``worlds=8`` for PIMC); a search teacher gets the engine state of the games it plays.
     ``progress`` shows a bar of the decisions made.
@@ -40,7 +43,8 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
     max_deals = samples // (batch * spec.num_tricks * spec.num_players) + 3
     scores = np.zeros((batch, max_deals + 1, spec.num_players), np.float32)
     deal = np.zeros(batch, np.int64)
-    obs_l, mask_l, act_l, seat_l, deal_l = [], [], [], [], []
+    obs_l, mask_l, act_l, seat_l, deal_l, val_l = [], [], [], [], [], []
+    searched = hasattr(agent, "search_batch")
     obs, mask, player = vec.reset()
     steps = 0
     bar = None
@@ -49,7 +53,11 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
 
         bar = tqdm(total=samples, desc=f"demonstrations ({teacher})", unit="decision", dynamic_ncols=True)
     while steps * batch < samples or steps < per_deal:
-        a = np.array(agent.act_batch(obs, mask, **search), np.int64)
+        if searched:
+            a, values = agent.search_batch(obs, mask, **search)
+            val_l.append(values)
+        else:
+            a = np.array(agent.act_batch(obs, mask, **search), np.int64)
         obs_l.append(obs.copy())
         mask_l.append(mask.copy())
         act_l.append(a)
@@ -69,18 +77,27 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
     finished = deals < np.minimum(deal[games], max_deals)  # drop decisions of deals still in play
     seat = np.concatenate(seat_l)
     ret = scores[games, np.minimum(deals, max_deals), seat] * np.float32(reward_scale(spec))
-    return {
+    data = {
         "obs": np.concatenate(obs_l)[finished],
         "mask": np.concatenate(mask_l)[finished],
         "action": np.concatenate(act_l)[finished],
         "return": ret[finished],
     }
+    if searched:
+        data["values"] = np.concatenate(val_l)[finished]
+    return data
 
 
 def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epochs: int = 3,
                     batch_size: int = 512, learning_rate: float = 1e-3, value_coef: float = 0.5,
-                    seed: int = 0) -> dict[str, float]:
+                    seed: int = 0, temperature: float = 0.0) -> dict[str, float]:
     """Fit ``model.policy`` (MaskablePPO) to the demonstrations; returns the last epoch's loss and accuracy.
+
+    ``temperature`` > 0 with a search teacher's ``values``: the policy is fitted to
+    ``softmax(values / temperature)`` over the searched actions (values in reward
+    units, the deal score times the game's reward scale) instead of the chosen
+    move alone, so it learns which moves the search found nearly as good and which
+    it found costly; rows the teacher did not search keep the chosen move.
 
     Its own Adam optimizer with small batches and a larger step than PPO's: imitation
     needs many gradient steps (with PPO's 4096-row batches at 3e-4 the clone stayed
@@ -97,6 +114,9 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
     m_all = torch.as_tensor(data["mask"])
     r_all = torch.as_tensor(data["return"], dtype=torch.float32)
     n = len(a_all)
+    t_all = None
+    if temperature > 0 and "values" in data:
+        t_all = torch.as_tensor(soft_targets(data["values"], data["action"], temperature * reward_scale(features.spec)))
     stats: dict[str, float] = {}
     for _ in range(epochs):
         order = torch.randperm(n, generator=generator)
@@ -106,8 +126,11 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
             latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(x_all[idx], policy.pi_features_extractor))
             logits = policy.action_net(latent_pi).masked_fill(~m_all[idx], -1e9)
             values = policy.value_net(latent_vf).flatten()
-            loss = torch.nn.functional.cross_entropy(logits, a_all[idx]) \
-                + value_coef * torch.nn.functional.mse_loss(values, r_all[idx])
+            if t_all is None:
+                imitation = torch.nn.functional.cross_entropy(logits, a_all[idx])
+            else:
+                imitation = -(t_all[idx] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+            loss = imitation + value_coef * torch.nn.functional.mse_loss(values, r_all[idx])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -116,3 +139,17 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
         stats = {"bc_loss": loss_sum / n, "bc_accuracy": hits / n, "bc_samples": float(n)}
     policy.set_training_mode(False)
     return stats
+
+
+def soft_targets(values: np.ndarray, actions: np.ndarray, temperature: float) -> np.ndarray:
+    """Target distributions ``[N, A]``: softmax(values / temperature) over each row's searched
+    actions (the finite values); a row without any searched value puts all on its action."""
+    finite = np.isfinite(values)
+    z = np.where(finite, values / np.float32(temperature), -np.inf).astype(np.float32)
+    searched = finite.any(axis=1)
+    z[~searched] = -np.inf
+    z[~searched, actions[~searched]] = 0.0
+    z -= z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=1, keepdims=True)
+    return p.astype(np.float32)

@@ -73,6 +73,7 @@ class TrainConfig:
     bc_epochs: int = 3
     bc_teacher: str = "rules"  # the agent the warm start imitates: "rules" or "pimc" (training/bc.py)
     bc_worlds: int = 8  # PIMC's sampled worlds per decision when bc_teacher is "pimc"
+    bc_temperature: float = 0.0  # > 0: fit PIMC's searched values, softmax(values / T), not only its moves (bc.py)
     snapshot_every: int = 250_000
     keep_snapshots: int = 4
     eval_every: int = 250_000
@@ -118,6 +119,8 @@ class Run:
             raise FileExistsError(f"{self.out} holds a run already: pass --resume to continue it, or another --out")
         if config.bc_teacher not in ("rules", "pimc"):
             raise ValueError(f"bc_teacher must be 'rules' or 'pimc', got {config.bc_teacher!r}")
+        if not config.bc_temperature >= 0:
+            raise ValueError(f"bc_temperature must be >= 0 (0: fit the teacher's moves only), got {config.bc_temperature!r}")
         self.config = config
         torch.set_num_threads(config.torch_threads)
         self.progress = progress
@@ -168,12 +171,31 @@ class Run:
         if c.bc_samples <= 0:
             return {}
         t0 = time.perf_counter()
-        teacher_options = {"worlds": c.bc_worlds} if c.bc_teacher == "pimc" else {}
-        data = demonstrations(self.spec, c.bc_samples, seed=c.seed + 17, teacher=c.bc_teacher,
-                              progress=self.progress, **teacher_options)
-        self.bc_stats = behaviour_clone(self.model, data, self.venv.features, epochs=c.bc_epochs, seed=c.seed)
+        data = self.demonstrations()
+        self.bc_stats = behaviour_clone(self.model, data, self.venv.features, epochs=c.bc_epochs, seed=c.seed,
+                                        temperature=c.bc_temperature)
         self.bc_stats["bc_seconds"] = time.perf_counter() - t0
         return self.bc_stats
+
+    def demonstrations(self) -> dict[str, np.ndarray]:
+        """The warm start's demonstrations, kept in ``demonstrations.npz``: a run stopped before its
+        first checkpoint and started again with the same command does not search them again."""
+        c = self.config
+        teacher_options = {"worlds": c.bc_worlds} if c.bc_teacher == "pimc" else {}
+        key = json.dumps({"game": c.game, "options": self.meta["options"], "teacher": c.bc_teacher,
+                          "samples": c.bc_samples, "seed": c.seed + 17, **teacher_options}, sort_keys=True)
+        path = self.out / "demonstrations.npz"
+        if path.exists():
+            with np.load(path, allow_pickle=False) as f:
+                if str(f["key"]) == key:
+                    return {k: f[k] for k in f.files if k != "key"}
+        data = demonstrations(self.spec, c.bc_samples, seed=c.seed + 17, teacher=c.bc_teacher,
+                              progress=self.progress, **teacher_options)
+        if c.bc_teacher != "rules":  # the rule-based agent's take seconds: not worth the disk
+            tmp = self.out / "demonstrations.tmp.npz"
+            np.savez(tmp, key=np.array(key), **data)
+            tmp.rename(path)
+        return data
 
     def evaluate(self, deals: int, opponents: tuple[str, ...] = ("rules",), seed: int = 12345):
         """Duplicate evaluation of the current policy against ``opponents``."""

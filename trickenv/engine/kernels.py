@@ -155,9 +155,26 @@ def bytes_at_most(sums, r):
     return ((((r * BYTE_ONES) | BYTE_HIGH) - sums) & BYTE_HIGH) >> np.uint64(7)
 
 
+def _select_in_byte() -> np.ndarray:
+    """SELECT_IN_BYTE[y, r] = index of the r-th lowest set bit of the byte y (0 where y has fewer)."""
+    table = np.zeros((256, 8), np.uint8)
+    for y in range(256):
+        for r, b in enumerate(i for i in range(8) if y >> i & 1):
+            table[y, r] = b
+    return table
+
+
+SELECT_IN_BYTE = _select_in_byte()  # a 2 KB constant in the compiled code
+
+
 @njit(inline="always")
 def kth_bit(x, k):
-    """Index of the k-th lowest set bit of x (k = 0 for the lowest; k < popcount(x)), without a loop over bits."""
+    """Index of the k-th lowest set bit of x (k = 0 for the lowest; k < popcount(x)), without a loop or a branch.
+
+    Byte-wise popcounts find the byte holding the bit; a table gives its place in
+    that byte (a loop clearing the lower bits there mispredicted often enough to
+    cost more than the rest of a random pick).
+    """
     k = np.uint64(k)
     b = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))  # popcount, byte by byte
     b = (b & np.uint64(0x3333333333333333)) + ((b >> np.uint64(2)) & np.uint64(0x3333333333333333))
@@ -167,9 +184,7 @@ def kth_bit(x, k):
     shift = j << np.uint64(3)
     r = k - (((sums << np.uint64(8)) >> shift) & np.uint64(0xFF))  # set bits in that byte before it
     y = (x >> shift) & np.uint64(0xFF)
-    for _ in range(r):
-        y &= y - U1
-    return np.int64(shift) + lowest_card(y)
+    return np.int64(shift) + np.int64(SELECT_IN_BYTE[y, r & np.uint64(7)])
 
 
 # ----------------------------------------------------------------------- deal
