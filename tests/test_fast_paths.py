@@ -94,6 +94,18 @@ def test_kth_bit():
     full = np.full(64, M64, np.uint64)
     _kth(full, np.arange(64), out[:64])
     assert out[:64].tolist() == list(range(64))
+    # Every byte value in every byte position, every rank in it (the table's whole domain).
+    xs, ks, want = [], [], []
+    for y in range(1, 256):
+        places = [i for i in range(8) if (y >> i) & 1]
+        for j in range(8):
+            for r, b in enumerate(places):
+                xs.append(y << (8 * j) | (1 if j else 0))  # one lower bit too, from byte 1 on
+                ks.append(r + (1 if j else 0))
+                want.append(8 * j + b)
+    out = np.zeros(len(xs), np.int64)
+    _kth(np.array(xs, np.uint64), np.array(ks, np.int64), out)
+    assert out.tolist() == want
 
 
 def test_random_agent_picks_as_before():

@@ -16,7 +16,7 @@ from trickenv.agents.evaluation import evaluate  # noqa: E402
 from trickenv.agents.policy import PolicyAgent, load_policy, save_policy  # noqa: E402
 from trickenv.single_seat import SeatEnv  # noqa: E402
 from trickenv.training import League, Run, Schedule, SeatVecEnv, TrainConfig, policy_weights  # noqa: E402
-from trickenv.training.bc import demonstrations, soft_targets  # noqa: E402
+from trickenv.training.bc import demonstrations, demonstrations_in_parallel, soft_targets  # noqa: E402
 from trickenv.vector import VecEnv  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning")
@@ -203,6 +203,16 @@ def test_the_pimc_warm_start_fits_the_values_and_keeps_its_demonstrations(tmp_pa
         other.warm_start()
     with pytest.raises(ValueError, match="bc_temperature must be"):
         Run(tiny(bc_temperature=-1.0), tmp_path / "bad", progress=False)
+
+
+def test_demonstrations_in_parallel_are_the_workers_parts_in_order():
+    spec = trickenv.make_spec("four_tricks")
+    both = demonstrations_in_parallel("four_tricks", {}, 1600, 2, seed=5, teacher="pimc", worlds=2)
+    parts = [demonstrations(spec, 800, seed=5 + i, teacher="pimc", worlds=2) for i in range(2)]
+    for key in ("obs", "mask", "action", "return", "values"):
+        assert np.array_equal(both[key], np.concatenate([p[key] for p in parts]), equal_nan=key == "values"), key
+    with pytest.raises(ValueError, match="bc_workers must be a positive integer"):
+        Run(tiny(bc_workers=0), "unused", progress=False)
 
 
 def test_points_bonus_adds_the_sides_card_points_at_deal_end():

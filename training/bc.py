@@ -88,6 +88,33 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
     return data
 
 
+def demonstrations_in_parallel(game: str, options: dict[str, Any], samples: int, workers: int, seed: int = 0,
+                               teacher: str = "rules", progress: bool = False,
+                               **teacher_options: Any) -> dict[str, np.ndarray]:
+    """:func:`demonstrations` split over ``workers`` processes, one core each (a search teacher is slow).
+
+    Worker ``i`` plays ``ceil(samples / workers)`` decisions with seed ``seed + i`` (so
+    worker 0's part is ``demonstrations(..., seed=seed)``); the parts are concatenated in
+    worker order. The first worker shows the progress bar.
+    """
+    import multiprocessing
+
+    per = -(-samples // workers)
+    jobs = [(game, options, per, seed + i, teacher, progress and i == 0, teacher_options) for i in range(workers)]
+    # "spawn": a fresh interpreter per worker (the trainer's torch and numba threads do not fork safely).
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        parts = pool.starmap(_demonstrations_part, jobs)
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def _demonstrations_part(game: str, options: dict[str, Any], samples: int, seed: int, teacher: str, progress: bool,
+                         teacher_options: dict[str, Any]) -> dict[str, np.ndarray]:
+    from trickenv.games import make_spec
+
+    return demonstrations(make_spec(game, **options), samples, seed=seed, teacher=teacher, progress=progress,
+                          **teacher_options)
+
+
 def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epochs: int = 3,
                     batch_size: int = 512, learning_rate: float = 1e-3, value_coef: float = 0.5,
                     seed: int = 0, temperature: float = 0.0) -> dict[str, float]:

@@ -47,7 +47,7 @@ import trickenv
 from trickenv.agents.evaluation import evaluate
 from trickenv.agents.policy import PolicyAgent, save_policy
 from trickenv.single_seat import SeatEnv
-from trickenv.training.bc import behaviour_clone, demonstrations
+from trickenv.training.bc import behaviour_clone, demonstrations, demonstrations_in_parallel
 from trickenv.training.league import League, Schedule
 from trickenv.training.vec_env import SeatVecEnv
 
@@ -73,6 +73,7 @@ class TrainConfig:
     bc_epochs: int = 3
     bc_teacher: str = "rules"  # the agent the warm start imitates: "rules" or "pimc" (training/bc.py)
     bc_worlds: int = 8  # PIMC's sampled worlds per decision when bc_teacher is "pimc"
+    bc_workers: int = 1  # processes searching PIMC demonstrations side by side (one per free core)
     bc_temperature: float = 0.0  # > 0: fit PIMC's searched values, softmax(values / T), not only its moves (bc.py)
     snapshot_every: int = 250_000
     keep_snapshots: int = 4
@@ -119,6 +120,8 @@ class Run:
             raise FileExistsError(f"{self.out} holds a run already: pass --resume to continue it, or another --out")
         if config.bc_teacher not in ("rules", "pimc"):
             raise ValueError(f"bc_teacher must be 'rules' or 'pimc', got {config.bc_teacher!r}")
+        if isinstance(config.bc_workers, bool) or not isinstance(config.bc_workers, int) or config.bc_workers < 1:
+            raise ValueError(f"bc_workers must be a positive integer, got {config.bc_workers!r}")
         if not config.bc_temperature >= 0:
             raise ValueError(f"bc_temperature must be >= 0 (0: fit the teacher's moves only), got {config.bc_temperature!r}")
         self.config = config
@@ -182,15 +185,20 @@ class Run:
         first checkpoint and started again with the same command does not search them again."""
         c = self.config
         teacher_options = {"worlds": c.bc_worlds} if c.bc_teacher == "pimc" else {}
+        workers = {"workers": c.bc_workers} if c.bc_workers > 1 else {}
         key = json.dumps({"game": c.game, "options": self.meta["options"], "teacher": c.bc_teacher,
-                          "samples": c.bc_samples, "seed": c.seed + 17, **teacher_options}, sort_keys=True)
+                          "samples": c.bc_samples, "seed": c.seed + 17, **teacher_options, **workers}, sort_keys=True)
         path = self.out / "demonstrations.npz"
         if path.exists():
             with np.load(path, allow_pickle=False) as f:
                 if str(f["key"]) == key:
                     return {k: f[k] for k in f.files if k != "key"}
-        data = demonstrations(self.spec, c.bc_samples, seed=c.seed + 17, teacher=c.bc_teacher,
-                              progress=self.progress, **teacher_options)
+        if c.bc_workers > 1:
+            data = demonstrations_in_parallel(c.game, c.options, c.bc_samples, c.bc_workers, seed=c.seed + 17,
+                                              teacher=c.bc_teacher, progress=self.progress, **teacher_options)
+        else:
+            data = demonstrations(self.spec, c.bc_samples, seed=c.seed + 17, teacher=c.bc_teacher,
+                                  progress=self.progress, **teacher_options)
         if c.bc_teacher != "rules":  # the rule-based agent's take seconds: not worth the disk
             tmp = self.out / "demonstrations.tmp.npz"
             np.savez(tmp, key=np.array(key), **data)
