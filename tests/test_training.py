@@ -203,6 +203,8 @@ def test_the_pimc_warm_start_fits_the_values_and_keeps_its_demonstrations(tmp_pa
         other.warm_start()
     with pytest.raises(ValueError, match="bc_temperature must be"):
         Run(tiny(bc_temperature=-1.0), tmp_path / "bad", progress=False)
+    with pytest.raises(ValueError, match="bc_temperature needs bc_teacher='pimc'"):
+        Run(tiny(bc_temperature=0.3), tmp_path / "bad", progress=False)
 
 
 def test_demonstrations_in_parallel_are_the_workers_parts_in_order():

@@ -124,6 +124,9 @@ class Run:
             raise ValueError(f"bc_workers must be a positive integer, got {config.bc_workers!r}")
         if not config.bc_temperature >= 0:
             raise ValueError(f"bc_temperature must be >= 0 (0: fit the teacher's moves only), got {config.bc_temperature!r}")
+        if config.bc_temperature > 0 and config.bc_teacher != "pimc":
+            raise ValueError("bc_temperature needs bc_teacher='pimc': only a search teacher has values to fit "
+                             f"(bc_teacher is {config.bc_teacher!r})")
         self.config = config
         torch.set_num_threads(config.torch_threads)
         self.progress = progress
