@@ -207,6 +207,30 @@ def test_the_pimc_warm_start_fits_the_values_and_keeps_its_demonstrations(tmp_pa
         Run(tiny(bc_temperature=0.3), tmp_path / "bad", progress=False)
 
 
+def test_mixed_demonstration_tables_play_the_rule_based_agent_and_keep_the_teachers_labels(tmp_path):
+    spec = trickenv.make_spec("four_tricks")
+    rules = demonstrations(spec, 1200, seed=5, teacher="rules", batch=32)
+    # Every seat the rule-based agent's: its games, labelled with the search agent's choices.
+    everyone = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2, mix=1.0)
+    n = min(len(rules["obs"]), len(everyone["obs"]))
+    assert n > 0 and np.array_equal(everyone["obs"][:n], rules["obs"][:n])
+    assert not np.array_equal(everyone["action"][:n], rules["action"][:n])
+    assert everyone["mask"][np.arange(len(everyone["action"])), everyone["action"]].all()
+    # Half the seats: other games than both pure tables, the same for the same seed.
+    half = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2, mix=0.5)
+    pure = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2)
+    m = min(len(half["obs"]), len(pure["obs"]), n)
+    assert not np.array_equal(half["obs"][:m], pure["obs"][:m]) and not np.array_equal(half["obs"][:m], rules["obs"][:m])
+    again = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2, mix=0.5)
+    assert all(np.array_equal(half[k], again[k], equal_nan=True) for k in half)
+    with pytest.raises(ValueError, match=r"mix must be a share of seats in \[0, 1\]"):
+        demonstrations(spec, 100, teacher="pimc", worlds=2, mix=1.5)
+    with pytest.raises(ValueError, match="bc_mix must be a share"):
+        Run(tiny(bc_teacher="pimc", bc_mix=-0.1), tmp_path / "bad", progress=False)
+    with pytest.raises(ValueError, match="bc_mix seats the rule-based agent beside another teacher"):
+        Run(tiny(bc_mix=0.5), tmp_path / "bad", progress=False)
+
+
 def test_demonstrations_in_parallel_are_the_workers_parts_in_order():
     spec = trickenv.make_spec("four_tricks")
     both = demonstrations_in_parallel("four_tricks", {}, 1600, 2, seed=5, teacher="pimc", worlds=2)

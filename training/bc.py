@@ -26,8 +26,15 @@ from trickenv.vector import VecEnv
 
 
 def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "rules",
-                   batch: int = 1024, progress: bool = False, **teacher_options: Any) -> dict[str, np.ndarray]:
+                   batch: int = 1024, progress: bool = False, mix: float = 0.0,
+                   **teacher_options: Any) -> dict[str, np.ndarray]:
     """``samples`` decisions of ``teacher`` in every seat: obs, mask, action, and the scaled deal score that followed.
+
+    ``mix`` > 0 seats the rule-based agent at some tables: each deal, every seat is
+    played by it with probability ``mix`` (drawn per game from ``seed``). The
+    teacher still labels every decision, its own and the rule-based agent's
+    (``action`` is the teacher's choice): the student then also learns what to do
+    in the positions a rule-based opponent or partner leads to.
 
     A search teacher (one with ``search_batch``, PIMC) also gives ``values``: its
     searched value of every action (NaN where it did not search).
@@ -39,6 +46,11 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
     vec = VecEnv(spec, batch, seed=seed)
     agent = make_agent(teacher, spec, seed=seed, **teacher_options)
     search = {"state": vec.state, "games": np.arange(batch)} if getattr(agent, "needs_state", False) else {}
+    if not 0.0 <= mix <= 1.0:
+        raise ValueError(f"mix must be a share of seats in [0, 1], got {mix!r}")
+    rules = make_agent("rules", spec, seed=seed) if mix > 0 else None
+    seat_rng = np.random.default_rng([seed, 29])
+    by_rules = seat_rng.random((batch, spec.num_players)) < mix
     per_deal = spec.num_tricks * spec.num_players + 2 * spec.num_players  # at most the decisions of one deal
     max_deals = samples // (batch * spec.num_tricks * spec.num_players) + 3
     scores = np.zeros((batch, max_deals + 1, spec.num_players), np.float32)
@@ -58,13 +70,18 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
             val_l.append(values)
         else:
             a = np.array(agent.act_batch(obs, mask, **search), np.int64)
+        played = a
+        if rules is not None:
+            played = np.where(by_rules[np.arange(batch), player], rules.act_batch(obs, mask), a)
         obs_l.append(obs.copy())
         mask_l.append(mask.copy())
         act_l.append(a)
         seat_l.append(player.astype(np.int64))
         deal_l.append(deal.copy())
-        obs, mask, player, rewards, _ = vec.step(a)
+        obs, mask, player, rewards, _ = vec.step(played)
         ended = np.flatnonzero(vec.deal_end)
+        if rules is not None:
+            by_rules[ended] = seat_rng.random((len(ended), spec.num_players)) < mix
         scores[ended, np.minimum(deal[ended], max_deals)] = rewards[ended]
         deal[ended] += 1
         steps += 1
@@ -89,7 +106,7 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
 
 
 def demonstrations_in_parallel(game: str, options: dict[str, Any], samples: int, workers: int, seed: int = 0,
-                               teacher: str = "rules", progress: bool = False,
+                               teacher: str = "rules", progress: bool = False, mix: float = 0.0,
                                **teacher_options: Any) -> dict[str, np.ndarray]:
     """:func:`demonstrations` split over ``workers`` processes, one core each (a search teacher is slow).
 
@@ -100,7 +117,7 @@ def demonstrations_in_parallel(game: str, options: dict[str, Any], samples: int,
     import multiprocessing
 
     per = -(-samples // workers)
-    jobs = [(game, options, per, seed + i, teacher, progress and i == 0, teacher_options) for i in range(workers)]
+    jobs = [(game, options, per, seed + i, teacher, progress and i == 0, mix, teacher_options) for i in range(workers)]
     # "spawn": a fresh interpreter per worker (the trainer's torch and numba threads do not fork safely).
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
         parts = pool.starmap(_demonstrations_part, jobs)
@@ -108,11 +125,11 @@ def demonstrations_in_parallel(game: str, options: dict[str, Any], samples: int,
 
 
 def _demonstrations_part(game: str, options: dict[str, Any], samples: int, seed: int, teacher: str, progress: bool,
-                         teacher_options: dict[str, Any]) -> dict[str, np.ndarray]:
+                         mix: float, teacher_options: dict[str, Any]) -> dict[str, np.ndarray]:
     from trickenv.games import make_spec
 
     return demonstrations(make_spec(game, **options), samples, seed=seed, teacher=teacher, progress=progress,
-                          **teacher_options)
+                          mix=mix, **teacher_options)
 
 
 def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epochs: int = 3,

@@ -75,6 +75,7 @@ class TrainConfig:
     bc_worlds: int = 8  # PIMC's sampled worlds per decision when bc_teacher is "pimc"
     bc_workers: int = 1  # processes searching PIMC demonstrations side by side (one per free core)
     bc_temperature: float = 0.0  # > 0: fit PIMC's searched values, softmax(values / T), not only its moves (bc.py)
+    bc_mix: float = 0.0  # share of demonstration seats the rule-based agent plays (the teacher labels all; bc.py)
     snapshot_every: int = 250_000
     keep_snapshots: int = 4
     eval_every: int = 250_000
@@ -124,6 +125,11 @@ class Run:
             raise ValueError(f"bc_workers must be a positive integer, got {config.bc_workers!r}")
         if not config.bc_temperature >= 0:
             raise ValueError(f"bc_temperature must be >= 0 (0: fit the teacher's moves only), got {config.bc_temperature!r}")
+        if not 0.0 <= config.bc_mix <= 1.0:
+            raise ValueError(f"bc_mix must be a share of seats in [0, 1], got {config.bc_mix!r}")
+        if config.bc_mix > 0 and config.bc_teacher == "rules":
+            raise ValueError("bc_mix seats the rule-based agent beside another teacher; with bc_teacher='rules' "
+                             "every seat is the rule-based agent already")
         if config.bc_temperature > 0 and config.bc_teacher != "pimc":
             raise ValueError("bc_temperature needs bc_teacher='pimc': only a search teacher has values to fit "
                              f"(bc_teacher is {config.bc_teacher!r})")
@@ -189,8 +195,10 @@ class Run:
         c = self.config
         teacher_options = {"worlds": c.bc_worlds} if c.bc_teacher == "pimc" else {}
         workers = {"workers": c.bc_workers} if c.bc_workers > 1 else {}
+        mix = {"mix": c.bc_mix} if c.bc_mix > 0 else {}
         key = json.dumps({"game": c.game, "options": self.meta["options"], "teacher": c.bc_teacher,
-                          "samples": c.bc_samples, "seed": c.seed + 17, **teacher_options, **workers}, sort_keys=True)
+                          "samples": c.bc_samples, "seed": c.seed + 17, **teacher_options, **workers, **mix},
+                         sort_keys=True)
         path = self.out / "demonstrations.npz"
         if path.exists():
             with np.load(path, allow_pickle=False) as f:
@@ -198,10 +206,11 @@ class Run:
                     return {k: f[k] for k in f.files if k != "key"}
         if c.bc_workers > 1:
             data = demonstrations_in_parallel(c.game, c.options, c.bc_samples, c.bc_workers, seed=c.seed + 17,
-                                              teacher=c.bc_teacher, progress=self.progress, **teacher_options)
+                                              teacher=c.bc_teacher, progress=self.progress, mix=c.bc_mix,
+                                              **teacher_options)
         else:
             data = demonstrations(self.spec, c.bc_samples, seed=c.seed + 17, teacher=c.bc_teacher,
-                                  progress=self.progress, **teacher_options)
+                                  progress=self.progress, mix=c.bc_mix, **teacher_options)
         if c.bc_teacher != "rules":  # the rule-based agent's take seconds: not worth the disk
             tmp = self.out / "demonstrations.tmp.npz"
             np.savez(tmp, key=np.array(key), **data)

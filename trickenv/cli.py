@@ -119,7 +119,7 @@ TRAIN_FLAGS = {
     "ent_coef": float, "bc_samples": int, "bc_epochs": int, "snapshot_every": int, "eval_every": int,
     "eval_deals": int, "checkpoint_every": int, "seed": int, "env_threads": int, "torch_threads": int,
     "points_bonus": float, "bc_teacher": str, "bc_worlds": int,
-    "bc_temperature": float, "bc_workers": int,
+    "bc_temperature": float, "bc_workers": int, "bc_mix": float,
     "net": lambda text: tuple(int(x) for x in text.split(",")),
 }
 

@@ -30,9 +30,9 @@ import numpy as np
 from numba import njit
 
 from trickenv import cards
-from trickenv.engine.kernels import beats, bit, deal_groups, next_u64, popcount, seed_states, strength, suit_bits
+from trickenv.engine.kernels import beats, bit, deal_groups, next_u64, popcount, seed_states, shown_missing
 from trickenv.engine.layout import (
-    DEALER, LEADER, NO_TRUMP, PH_CALL, PHASE, TAB_SUIT, TRICK, TRICK_LEN, TRICK_NO, TRUMP,
+    DEALER, LEADER, PH_CALL, PHASE, TAB_SUIT, TRICK, TRICK_LEN, TRICK_NO, TRUMP,
 )
 from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
@@ -137,34 +137,12 @@ def _constraints(hands, aux, played_by, played_in, trick_trump, s, tab, g, seat,
         for j in range(1, size):
             c = order[j]
             q = (leader + j) % n
-            cs = tab[TAB_SUIT, c]
-            bs = tab[TAB_SUIT, best]
-            if cs != led:
-                forbid[q] |= suit_bits(led, ranks)
-                if must_trump and trump != NO_TRUMP:
-                    if cs != trump:
-                        forbid[q] |= suit_bits(trump, ranks)
-                    elif must_beat and bs == trump and not beats(tab, c, best, trump):
-                        forbid[q] |= _higher(tab, best, trump, ranks)
-            elif must_beat and bs == led and not beats(tab, c, best, trump):
-                forbid[q] |= _higher(tab, best, trump, ranks)
+            forbid[q] |= shown_missing(tab, c, led, best, trump, ranks, must_trump, must_beat)
             if beats(tab, c, best, trump):
                 best = c
                 best_pos = j
         leader = (leader + best_pos) % n
     return pool
-
-
-@njit(inline="always")
-def _higher(tab, card, trump, ranks):
-    """Cards of ``card``'s suit that beat it while ``trump`` is trump."""
-    su = tab[TAB_SUIT, card]
-    out = U0
-    top = strength(tab, card, trump)
-    for c in range(su * ranks, su * ranks + ranks):
-        if strength(tab, c, trump) > top:
-            out |= bit(c)
-    return out
 
 
 # ------------------------------------------------------------------ uniform consistent deals

@@ -501,12 +501,42 @@ def duty_bits(hand, s, g, tab, ranks, must_trump, must_beat):
     best = current_winner_card(s, g, tab)
     if tab[TAB_SUIT, best] != suit:
         return cand
-    trump = s[g, TRUMP]
-    top = strength(tab, best, trump)
-    row = TAB_TRUMP_STRENGTH if suit == trump else TAB_STRENGTH  # the strength order of the whole suit
-    higher = U0
-    for c in range(suit * ranks, suit * ranks + ranks):
-        if tab[row, c] > top:
-            higher |= bit(c)
-    higher &= cand
+    higher = higher_bits(tab, best, s[g, TRUMP], ranks) & cand
     return higher if higher != U0 else cand
+
+
+@njit(inline="always")
+def higher_bits(tab, card, trump, ranks):
+    """Cards of ``card``'s suit that beat it while ``trump`` is trump."""
+    su = tab[TAB_SUIT, card]
+    top = strength(tab, card, trump)
+    out = U0
+    for c in range(su * ranks, su * ranks + ranks):
+        if strength(tab, c, trump) > top:
+            out |= bit(c)
+    return out
+
+
+@njit(inline="always")
+def shown_missing(tab, card, led, best, trump, ranks, must_trump, must_beat):
+    """Cards a seat shows it does not hold by playing ``card`` to a trick led in suit ``led``, won so far by ``best``.
+
+    The duties of :func:`duty_bits` read backwards: a card off the suit led
+    shows a void in it (and, with ``must_trump``, a card that is no trump shows
+    a void in trump too); with ``must_beat``, a card that follows (or trumps)
+    under a winning card of its own suit without beating it shows that the
+    seat holds no card of that suit that beats it.
+    """
+    cs = tab[TAB_SUIT, card]
+    bs = tab[TAB_SUIT, best]
+    out = U0
+    if cs != led:
+        out |= suit_bits(led, ranks)
+        if must_trump and trump != NO_TRUMP:
+            if cs != trump:
+                out |= suit_bits(trump, ranks)
+            elif must_beat and bs == trump and not beats(tab, card, best, trump):
+                out |= higher_bits(tab, best, trump, ranks)
+    elif must_beat and bs == led and not beats(tab, card, best, trump):
+        out |= higher_bits(tab, best, trump, ranks)
+    return out
