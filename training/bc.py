@@ -43,11 +43,11 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
     (``worlds=8`` for PIMC); a search teacher gets the engine state of the games it plays.
     ``progress`` shows a bar of the decisions made.
     """
+    if not 0.0 <= mix <= 1.0:
+        raise ValueError(f"mix must be a share of seats in [0, 1], got {mix!r}")
     vec = VecEnv(spec, batch, seed=seed)
     agent = make_agent(teacher, spec, seed=seed, **teacher_options)
     search = {"state": vec.state, "games": np.arange(batch)} if getattr(agent, "needs_state", False) else {}
-    if not 0.0 <= mix <= 1.0:
-        raise ValueError(f"mix must be a share of seats in [0, 1], got {mix!r}")
     rules = make_agent("rules", spec, seed=seed) if mix > 0 else None
     seat_rng = np.random.default_rng([seed, 29])
     by_rules = seat_rng.random((batch, spec.num_players)) < mix

@@ -509,10 +509,11 @@ def duty_bits(hand, s, g, tab, ranks, must_trump, must_beat):
 def higher_bits(tab, card, trump, ranks):
     """Cards of ``card``'s suit that beat it while ``trump`` is trump."""
     su = tab[TAB_SUIT, card]
-    top = strength(tab, card, trump)
+    row = TAB_TRUMP_STRENGTH if su == trump else TAB_STRENGTH  # one strength order for the whole suit
+    top = tab[row, card]
     out = U0
     for c in range(su * ranks, su * ranks + ranks):
-        if strength(tab, c, trump) > top:
+        if tab[row, c] > top:
             out |= bit(c)
     return out
 
