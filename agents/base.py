@@ -63,6 +63,15 @@ class BatchAgent:
         raise NotImplementedError
 
 
+def byte_rows(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``obs`` and ``mask`` as the 2-D C-contiguous byte arrays the agents' kernels read 16 bytes at a time
+    (no copy when they already are: int8/uint8/bool obs, bool mask)."""
+    obs = np.asarray(obs)
+    if obs.dtype not in (np.int8, np.uint8, np.bool_):
+        obs = obs.astype(np.int8)  # observations are small integers in every encoding
+    return np.ascontiguousarray(obs), np.ascontiguousarray(mask, np.bool_)
+
+
 # name -> factory(spec, seed=..., **kwargs); filled by trickenv.agents.__init__
 AGENTS: dict[str, Callable[..., Any]] = {}
 

@@ -145,18 +145,16 @@ class PIMCAgent(BatchAgent):
         seats = state.s[games, TO_ACT].astype(np.int64)
         worlds = sample_worlds(spec, state, games, seats, w, seed=self.seed * 1_000_003 + self.decisions)
         self.decisions += len(games)
-        # Game j of the simulation: decision i, action legal[i][a], world v, rollout u.
-        index, first, owner = [], [], []
-        for i, acts in enumerate(legal):
-            for a in acts:
-                for v in range(w):
-                    index.extend([i * w + v] * r)
-                    first.extend([a] * r)
-                    owner.extend([i] * r)
-        sim = worlds.take(np.array(index))
-        sim.rng[:] = worlds.rng[np.array(index)] + np.arange(len(index), dtype=np.uint64)
-        value = play_out(spec, sim, np.array(first, np.int64), self.policy)
-        seat_of = seats[np.array(owner)]
+        # Game j of the simulation: decision i, action legal[i][a], world v, rollout u (in this nesting order).
+        acts = np.concatenate(legal).astype(np.int64)
+        decision = np.repeat(np.arange(len(legal)), [len(a) for a in legal])  # per (decision, action)
+        owner = np.repeat(decision, w * r)
+        index = owner * w + np.tile(np.repeat(np.arange(w), r), len(acts))
+        first = np.repeat(acts, w * r)
+        sim = worlds.take(index)
+        sim.rng[:] = worlds.rng[index] + np.arange(len(index), dtype=np.uint64)
+        value = play_out(spec, sim, first, self.policy)
+        seat_of = seats[owner]
         gain = value[np.arange(len(index)), seat_of]
         if self.tiebreak:
             rec = spec.records(spec, sim, np.arange(sim.batch_size))

@@ -47,8 +47,8 @@ import numpy as np
 from numba import njit
 
 import trickenv
-from trickenv.agents.base import BatchAgent
-from trickenv.engine.kernels import popcount, seed_states
+from trickenv.agents.base import BatchAgent, byte_rows
+from trickenv.engine.kernels import get_bits, popcount, seed_states
 from trickenv.games.base import GameSpec
 
 DECK = 32
@@ -96,11 +96,7 @@ def _lowest(x):
 @njit(inline="always")
 def _read_bits(obs, g, off):
     """The 32 entries obs[g, off:off+32] as a bitset."""
-    x = U0
-    for c in range(DECK):
-        if obs[g, off + c] != 0:
-            x |= _bit(c)
-    return x
+    return get_bits(obs, g, off, DECK)
 
 
 @njit(inline="always")
@@ -232,10 +228,7 @@ def _act_kernel(obs, mask, out, n, tricks, partnership, cycle, o_played, o_in, o
     u_count = np.zeros(4, np.int64)
     u_points = np.zeros(4, np.float64)
     for g in range(obs.shape[0]):
-        legal = U0
-        for c in range(DECK):
-            if mask[g, c]:
-                legal |= _bit(c)
+        legal = get_bits(mask, g, 0, DECK)
         hand = _read_bits(obs, g, 0)
         key = _mix(seed_key ^ _mix(hand))
         if legal == U0:
@@ -256,10 +249,14 @@ def _act_kernel(obs, mask, out, n, tricks, partnership, cycle, o_played, o_in, o
             seat_bits[r] = _read_bits(obs, g, o_played + r * DECK)
             played |= seat_bits[r]
         done = 0
-        for t in range(tricks):
-            trick_trump[t] = _read_onehot(obs, g, o_tt + 4 * t, 4)
-            if trick_trump[t] >= 0:
-                done += 1
+        for t0 in range(0, tricks, 16):  # 16 tricks' one-hot trumps per 64-bit read
+            nt = min(16, tricks - t0)
+            tts = get_bits(obs, g, o_tt + 4 * t0, 4 * nt)
+            for t in range(t0, t0 + nt):
+                nib = (tts >> np.uint64(4 * (t - t0))) & np.uint64(15)
+                trick_trump[t] = _lowest(nib) if nib != U0 else -1
+                if nib != U0:
+                    done += 1
         trump = _read_onehot(obs, g, o_trump, 4)
         dealer = _read_onehot(obs, g, o_dealer, n)
         leader = _read_onehot(obs, g, o_leader, n)
@@ -348,7 +345,7 @@ def _act_kernel(obs, mask, out, n, tricks, partnership, cycle, o_played, o_in, o
             p_hold[r] = min(1.0, held / size) if size > 0 else 0.0
             # none_of[r, k]: chance that seat r holds none of k given cards of its pool.
             none_of[r, 0] = 1.0
-            for k in range(1, DECK + 1):
+            for k in range(1, size + 1):  # no count asked for exceeds the pool
                 none_of[r, k] = none_of[r, k - 1] * (1.0 - p_hold[r])
         later = n - 1 - on_table  # players after me: relative seats 1 .. later
         # Kept cards are valued under the trump that follows this trick (a switching card on the table
@@ -476,6 +473,7 @@ class FarbwechselRules(BatchAgent):
 
     def _run(self, obs: np.ndarray, mask: np.ndarray, prices: np.ndarray) -> np.ndarray:
         """Run the kernel; inputs go in as read-only views, the batched env's type, so it compiles once."""
+        obs, mask = byte_rows(obs, mask)
         obs, mask = _readonly(obs), _readonly(mask)
         b = obs.shape[0]
         if self._out.shape[0] != b:

@@ -58,7 +58,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from trickenv.agents.base import BatchAgent
+from trickenv.agents.base import BatchAgent, byte_rows
 from trickenv.engine.kernels import popcount, seed_states, suit_bits
 from trickenv.engine.layout import PH_BID, PH_PLAY, PH_TRUMP
 from trickenv.games.base import GameSpec
@@ -376,6 +376,7 @@ class FourTricksRules(BatchAgent):
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """One legal action per row of ``obs`` [B, obs] / boolean ``mask`` [B, A]; the returned array is reused."""
+        obs, mask = byte_rows(obs, mask)
         b = obs.shape[0]
         if self._out.shape[0] < b:  # grow only: batches of varying size share one buffer
             self._out = np.zeros(b, np.int64)

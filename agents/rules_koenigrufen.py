@@ -41,9 +41,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from trickenv.agents.base import BatchAgent
+from trickenv.agents.base import BatchAgent, byte_rows
 from trickenv.decode import card_sets
-from trickenv.engine.kernels import seed_states
+from trickenv.engine.kernels import get_bits, seed_states
 from trickenv.games.base import GameSpec
 from trickenv.games.koenigrufen import A_ALL_TRICKS, A_CALL, A_HUNDRED, A_MARRIAGE
 
@@ -110,10 +110,7 @@ def _count(x):
 @njit(inline="always")
 def _bits(obs, g, off):
     """The 32 bits of an observation block as a card bitset."""
-    x = 0
-    for c in range(DECK):
-        x |= np.int64(obs[g, off + c] != 0) << c
-    return x
+    return np.int64(get_bits(obs, g, off, DECK))
 
 
 @njit(inline="always")
@@ -152,11 +149,29 @@ def _odds(led, trump, unseen, hs, n_after, none, ruff):
         h = hs[r]
         for v in range(1 if led == trump else 2):
             m = n - u_led if v else n
-            p = 1.0
             for k in range(top + 1):
-                none[r, v, k] = p
-                p = p * (m - k - h) / (m - k) if m - k > h else 0.0
+                none[r, v, k] = NONE[m, h, k]
         ruff[r] = 0.0 if led == trump else none[r, 0, u_led] * (1.0 - none[r, 1, u_trump])
+
+
+def _none_table() -> np.ndarray:
+    """NONE[m, h, k]: the chance that h cards drawn from m unseen miss k given ones (the product of
+    (m - j - h) / (m - j) over j < k, rounded step by step as _odds computed it before this table).
+
+    A table because _odds asks for up to 54 of these per trick, and computed on the spot each
+    step waited on a division: it was most of the agent's time inside PIMC's playouts.
+    """
+    table = np.zeros((DECK + 1, HAND + 1, RANKS + 1), np.float64)
+    for m in range(DECK + 1):
+        for h in range(HAND + 1):
+            p = 1.0
+            for k in range(RANKS + 1):
+                table[m, h, k] = p
+                p = p * (m - k - h) / (m - k) if m - k > h else 0.0
+    return table
+
+
+NONE = _none_table()
 
 
 
@@ -496,6 +511,7 @@ class KoenigrufenRules(BatchAgent):
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """One legal action per row of ``obs`` [B, 450] and boolean ``mask`` [B, 70]; the returned array is reused."""
+        obs, mask = byte_rows(obs, mask)
         if self._out.shape[0] != obs.shape[0]:
             self._out = np.zeros(obs.shape[0], np.int64)
         _act_kernel(obs, mask, self._o, self._full_hand, self._seed, self._suit, self._rank,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import trickenv
-from trickenv.agents import register
+from trickenv.agents import make_agent, register
 from trickenv.agents.evaluation import (
     Table, evaluate, make_deals, make_seatings, mean_ci, summarize, t_quantile, unique_names,
 )
@@ -390,3 +390,19 @@ def test_tournament_command_prints_one_table_over_the_games(tmp_path, capsys):
         main(["tournament", "--games", "chess"])
     with pytest.raises(SystemExit, match="takes no game options"):
         main(["tournament", "deck=52"])
+
+
+@pytest.mark.parametrize("game", ["four_tricks", "farbwechsel", "koenigrufen"])
+def test_rule_based_agents_read_any_observation_array(game):
+    """Float, strided or read-only observations give the same actions as the engine's int8 rows."""
+    vec = trickenv.make_vec(game, 64, seed=9)
+    agent = make_agent("rules", vec.spec, seed=1)
+    obs, mask, _ = vec.reset()
+    for _ in range(7):
+        obs, mask, _, _, _ = vec.step(agent.act_batch(obs, mask).copy())
+    want = agent.act_batch(obs, mask).copy()
+    assert mask[np.arange(64), want].all()
+    wide = np.zeros((64, obs.shape[1] * 2), np.float32)
+    wide[:, ::2] = obs  # a strided float view of the same values
+    assert np.array_equal(agent.act_batch(wide[:, ::2], mask.astype(np.int8)), want)
+    assert np.array_equal(agent.act_batch(obs[::-1], mask[::-1]), want[::-1])

@@ -311,3 +311,14 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def test_none_table_is_the_chance_that_a_hand_misses_given_cards():
+    """NONE[m, h, k]: h cards drawn from m unseen hold none of k given ones, C(m - k, h) / C(m, h)."""
+    from math import comb
+
+    from trickenv.agents.rules_koenigrufen import NONE
+
+    for m, h, k in [(24, 8, 0), (24, 8, 1), (24, 8, 5), (12, 4, 3), (9, 8, 2), (5, 5, 1), (3, 0, 2)]:
+        assert NONE[m, h, k] == pytest.approx(comb(m - k, h) / comb(m, h), abs=1e-12), (m, h, k)
+    assert NONE[6, 3, 4] == 0.0  # 3 cards from 6 cannot miss 4 of them

@@ -13,7 +13,7 @@ import pytest
 from numba import njit
 
 from trickenv.engine import simd
-from trickenv.engine.kernels import clear, put_bits, put_equal
+from trickenv.engine.kernels import clear, get_bits, put_bits, put_equal
 
 
 @njit
@@ -46,6 +46,28 @@ def _blocks(out, offs, xs, row, values, ns):
         put_bits(out, g, offs[g], xs[g], ns[g])
         put_equal(out, g, offs[g] + ns[g], row, values[g], ns[g])
         clear(out, g, offs[g] + 2 * ns[g], 5)
+
+
+@njit
+def _read(arr, offs, ns, out):
+    for g in range(arr.shape[0]):
+        out[g] = get_bits(arr, g, offs[g], ns[g])
+
+
+def test_get_bits_reads_exactly_its_block():
+    """get_bits is put_bits read back: entries that are not 0 (any byte value) become bits, nothing else."""
+    rs = np.random.default_rng(2)
+    b = 400
+    ns = rs.choice([1, 5, 16, 20, 32, 48, 52, 64], b)
+    offs = rs.integers(0, 30, b)
+    arr = np.where(rs.random((b, 100)) < 0.5, 0, rs.integers(-128, 128, (b, 100))).astype(np.int8)
+    got = np.zeros(b, np.uint64)
+    _read(arr, offs, ns, got)
+    want = np.array([sum(1 << c for c in range(ns[g]) if arr[g, offs[g] + c] != 0) for g in range(b)], np.uint64)
+    assert np.array_equal(got, want)
+    got_bool = np.zeros(b, np.uint64)
+    _read(arr != 0, offs, ns, got_bool)
+    assert np.array_equal(got_bool, want)
 
 
 def test_intrinsics_and_portable_twins_agree():

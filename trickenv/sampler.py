@@ -250,6 +250,8 @@ def sample_from_information(spec: GameSpec, info: State, seats: np.ndarray, k: i
     caps = np.zeros(4, np.int64)
     out = np.zeros((k, 3), np.uint64)
     kr = spec.name == "koenigrufen"
+    dealt_here = np.zeros(b, np.bool_)  # decisions whose worlds get their deal record at the end
+    coin_seed = np.zeros(b, np.uint64)  # King Calling: the seed of each decision's partner coins
     for i in range(b):
         seat = int(seats[i])
         rows = slice(i * k, (i + 1) * k)
@@ -286,9 +288,14 @@ def sample_from_information(spec: GameSpec, info: State, seats: np.ndarray, k: i
                 worlds.hands[rows, q] = out[:, j] | hands[q]
         if len(others) < 3:
             worlds.aux[rows, 0] = out[:, len(others)]
-        if kr:
-            _koenigrufen_sides(spec, worlds, rows, r)
-        _note_deal(spec, worlds, rows)
+        dealt_here[i] = True
+        coin_seed[i] = r[0]
+    # Done for all decisions at once: per decision they cost more than the dealing itself.
+    done = np.flatnonzero(dealt_here)
+    rows_done = (done[:, None] * k + np.arange(k)[None, :]).reshape(-1)
+    if kr:
+        _koenigrufen_sides(spec, worlds, rows_done, k, coin_seed[done])
+    _note_deal(spec, worlds, rows_done)
     worlds.rng[:] = seed_states(None if seed is None else seed + 1, b * k)
     return worlds
 
@@ -314,8 +321,12 @@ def _required(spec: GameSpec, info: State, i: int, others: list[int]) -> dict[in
     return out
 
 
-def _koenigrufen_sides(spec: GameSpec, worlds: State, rows: slice, rng: np.ndarray) -> None:
-    """Fix partner, holder and alone kind where the seat does not know them, from the world's cards."""
+def _koenigrufen_sides(spec: GameSpec, worlds: State, rows: np.ndarray, k: int, coin_seeds: np.ndarray) -> None:
+    """Fix partner, holder and alone kind where the seat does not know them, from the world's cards.
+
+    ``rows`` are the worlds of some decisions, ``k`` consecutive ones each; decision j's coins (is the
+    called card in the holder's first batch?) are drawn from ``coin_seeds[j]``.
+    """
     from trickenv.games.koenigrufen import (
         ALONE, ALONE_BY_CHANCE, ALONE_ON_PURPOSE, CALLED, CALLER, HOLDER, MODE_FULL_HAND, PARTNER, WITH_PARTNER,
         C_PARTNER_MODE,
@@ -325,13 +336,15 @@ def _koenigrufen_sides(spec: GameSpec, worlds: State, rows: slice, rng: np.ndarr
     unknown = s[:, PARTNER] == UNKNOWN
     if not unknown.any():
         return
+    coin = np.zeros(len(rows), np.bool_)
+    for j in np.flatnonzero(unknown.reshape(-1, k).any(axis=1)):  # in the first batch: even odds
+        coin[j * k:(j + 1) * k] = np.random.default_rng(int(coin_seeds[j])).random(k) < 0.5
     called = s[:, CALLED]
     card = np.uint64(1) << called.astype(np.uint64)
     held = (worlds.hands[rows] & card[:, None]) != 0
     holder = np.where(held.any(axis=1), held.argmax(axis=1), -1)
     # a played called card would be public (revealed), so here some hand holds it
     caller = s[:, CALLER]
-    coin = np.random.default_rng(int(rng[0])).random(len(called)) < 0.5  # in the first batch: even odds
     full_hand = spec.cfg[C_PARTNER_MODE] == MODE_FULL_HAND
     with_partner = (holder != caller) & (full_hand | coin)
     s[:, PARTNER] = np.where(unknown, np.where(with_partner, holder, -1), s[:, PARTNER])
@@ -378,12 +391,11 @@ def _positions_to_cards(bits: np.uint64, ids: list[int]) -> np.uint64:
     return np.uint64(out)
 
 
-def _note_deal(spec: GameSpec, worlds: State, rows: slice) -> None:
-    """The world's deal record: each hand as dealt is what it holds plus what it played."""
-    n = spec.num_players
-    played = np.zeros((worlds.dealt[rows].shape[0], 4), np.uint64)
+def _note_deal(spec: GameSpec, worlds: State, rows: np.ndarray) -> None:
+    """The worlds' deal record: each hand as dealt is what it holds plus what it played."""
+    played = np.zeros((len(rows), 4), np.uint64)
     pb = worlds.played_by[rows]
-    for q in range(n):
-        cards = (pb == q).astype(np.uint64) << np.arange(spec.deck, dtype=np.uint64)
-        played[:, q] = np.bitwise_or.reduce(cards, axis=1)
+    weights = np.uint64(1) << np.arange(spec.deck, dtype=np.uint64)
+    for q in range(spec.num_players):
+        played[:, q] = ((pb == q) * weights).sum(axis=1, dtype=np.uint64)  # distinct bits: the sum is the union
     worlds.dealt[rows, 0, :4] = worlds.hands[rows] | played

@@ -14,7 +14,7 @@ from numba import njit
 from numba.core.cpu_options import ParallelOptions
 from numba.core.errors import NumbaPerformanceWarning
 
-from trickenv.engine.simd import W, bits16_any, equal16_any
+from trickenv.engine.simd import W, bits16_any, equal16_any, nonzero16_any
 from trickenv.engine.layout import (
     DEALER,
     DEALS_DONE,
@@ -420,6 +420,26 @@ def put_bits(out, g, off, x, n):
         bits16_any(out, g, base + np.uint64(k), x >> np.uint64(k))
     # The last 16 bytes end the block (they overlap the ones before when n is no multiple of 16).
     bits16_any(out, g, base + np.uint64(n - W), x >> np.uint64(n - W))
+
+
+@njit(inline="always")
+def get_bits(arr, g, off, n):
+    """The bitset (uint64) of the entries arr[g, off + c] that are not 0, for c < n <= 64: put_bits read back.
+
+    Agents read their observation blocks with it (16 bytes per vector compare, see
+    trickenv.engine.simd); it reads nothing outside the block.
+    """
+    base = np.uint64(off)
+    x = U0
+    if n < W:
+        for c in range(n):
+            if arr[g, base + np.uint64(c)] != 0:
+                x |= U1 << np.uint64(c)
+        return x
+    for k in range(0, n - W, W):
+        x |= nonzero16_any(arr, g, base + np.uint64(k)) << np.uint64(k)
+    # The last 16 entries end the block (they overlap the ones before when n is no multiple of 16).
+    return x | (nonzero16_any(arr, g, base + np.uint64(n - W)) << np.uint64(n - W))
 
 
 @njit(inline="always")
