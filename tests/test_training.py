@@ -267,3 +267,17 @@ def test_points_bonus_adds_the_sides_card_points_at_deal_end():
                 checked += 1
         assert np.array_equal(r0[~d0], r1[~d1])
     assert checked > 0
+
+
+def test_the_warm_start_fits_with_a_torch_thread_per_worker_then_gives_them_back(tmp_path, monkeypatch):
+    import torch
+
+    import trickenv.training.train as train_module
+
+    seen = []
+    monkeypatch.setattr(train_module, "behaviour_clone", lambda *a, **k: seen.append(torch.get_num_threads()) or {})
+    run = Run(tiny(bc_workers=2, bc_teacher="pimc"), tmp_path / "run", progress=False)
+    monkeypatch.setattr(run, "demonstrations", lambda: {})
+    run.warm_start()
+    assert seen == [2]
+    assert torch.get_num_threads() == run.config.torch_threads == 1
