@@ -249,14 +249,12 @@ def _act_kernel(obs, mask, out, n, tricks, partnership, cycle, o_played, o_in, o
             seat_bits[r] = _read_bits(obs, g, o_played + r * DECK)
             played |= seat_bits[r]
         done = 0
-        for t0 in range(0, tricks, 16):  # 16 tricks' one-hot trumps per 64-bit read
-            nt = min(16, tricks - t0)
-            tts = get_bits(obs, g, o_tt + 4 * t0, 4 * nt)
-            for t in range(t0, t0 + nt):
-                nib = (tts >> np.uint64(4 * (t - t0))) & np.uint64(15)
-                trick_trump[t] = _lowest(nib) if nib != U0 else -1
-                if nib != U0:
-                    done += 1
+        tts = get_bits(obs, g, o_tt, 4 * tricks)  # each trick's one-hot trump, 4 bits (10 tricks at most)
+        for t in range(tricks):
+            nib = (tts >> np.uint64(4 * t)) & np.uint64(15)
+            trick_trump[t] = _lowest(nib) if nib != U0 else -1
+            if nib != U0:
+                done += 1
         trump = _read_onehot(obs, g, o_trump, 4)
         dealer = _read_onehot(obs, g, o_dealer, n)
         leader = _read_onehot(obs, g, o_leader, n)

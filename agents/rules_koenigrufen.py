@@ -136,27 +136,9 @@ def _beats(c, w, trump, suit, strength):
     return suit[c] == trump
 
 
-@njit
-def _odds(led, trump, unseen, hs, n_after, none, ruff):
-    """Per later seat r, from its ``hs[r]`` unseen cards: ``none[r, 0, k]``, the chance it holds none of k given
-    unseen cards; ``none[r, 1, k]`` the same given that it is void in the suit led; ``ruff[r]``, the chance it
-    is void in the suit led and holds a trump."""
-    n = _count(unseen)
-    u_led = _count(_suit_bits(led) & unseen)
-    u_trump = _count(_suit_bits(trump) & unseen)
-    top = max(u_led, u_trump)  # no count of given cards asked for exceeds this
-    for r in range(1, n_after + 1):
-        h = hs[r]
-        for v in range(1 if led == trump else 2):
-            m = n - u_led if v else n
-            for k in range(top + 1):
-                none[r, v, k] = NONE[m, h, k]
-        ruff[r] = 0.0 if led == trump else none[r, 0, u_led] * (1.0 - none[r, 1, u_trump])
-
-
 def _none_table() -> np.ndarray:
     """NONE[m, h, k]: the chance that h cards drawn from m unseen miss k given ones (the product of
-    (m - j - h) / (m - j) over j < k, rounded step by step as _odds computed it before this table).
+    (m - j - h) / (m - j) over j < k, rounded step by step: the numbers a computation on the spot gives).
 
     A table because _odds asks for up to 54 of these per trick, and computed on the spot each
     step waited on a division: it was most of the agent's time inside PIMC's playouts.
@@ -173,6 +155,23 @@ def _none_table() -> np.ndarray:
 
 NONE = _none_table()
 
+
+@njit
+def _odds(led, trump, unseen, hs, n_after, none, ruff):
+    """Per later seat r, from its ``hs[r]`` unseen cards: ``none[r, 0, k]``, the chance it holds none of k given
+    unseen cards; ``none[r, 1, k]`` the same given that it is void in the suit led; ``ruff[r]``, the chance it
+    is void in the suit led and holds a trump."""
+    n = _count(unseen)
+    u_led = _count(_suit_bits(led) & unseen)
+    u_trump = _count(_suit_bits(trump) & unseen)
+    top = max(u_led, u_trump)  # no count of given cards asked for exceeds this
+    for r in range(1, n_after + 1):
+        h = hs[r]
+        for v in range(1 if led == trump else 2):
+            m = n - u_led if v else n
+            for k in range(top + 1):
+                none[r, v, k] = NONE[m, h, k]
+        ruff[r] = 0.0 if led == trump else none[r, 0, u_led] * (1.0 - none[r, 1, u_trump])
 
 
 @njit
