@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -239,6 +243,40 @@ def test_demonstrations_in_parallel_are_the_workers_parts_in_order():
         assert np.array_equal(both[key], np.concatenate([p[key] for p in parts]), equal_nan=key == "values"), key
     with pytest.raises(ValueError, match="bc_workers must be a positive integer"):
         Run(tiny(bc_workers=0), "unused", progress=False)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads process states from /proc (Linux)")
+def test_demonstration_workers_exit_when_the_trainer_is_killed():
+    # The trainer's stand-in starts a pool like demonstrations_in_parallel, prints its worker's pid, gives
+    # it a long job (an idle worker would see its task pipe close and exit anyway), then waits for it.
+    script = (
+        "import multiprocessing, os, time\n"
+        "from trickenv.training.bc import exit_with_parent\n"
+        "pool = multiprocessing.get_context('spawn').Pool(1, initializer=exit_with_parent, initargs=(0.1,))\n"
+        "print(pool.apply(os.getpid), flush=True)\n"
+        "pool.apply(time.sleep, (120,))\n"
+    )
+    trainer = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        worker = int(trainer.stdout.readline())
+        assert alive(worker)
+        trainer.kill()  # SIGKILL: no finally, no atexit, the pool is never closed
+        trainer.wait(10)
+        deadline = time.monotonic() + 20
+        while alive(worker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not alive(worker), "the worker outlived its trainer"
+    finally:
+        trainer.kill()
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, exited but not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 def test_points_bonus_adds_the_sides_card_points_at_deal_end():

@@ -119,9 +119,30 @@ def demonstrations_in_parallel(game: str, options: dict[str, Any], samples: int,
     per = -(-samples // workers)
     jobs = [(game, options, per, seed + i, teacher, progress and i == 0, mix, teacher_options) for i in range(workers)]
     # "spawn": a fresh interpreter per worker (the trainer's torch and numba threads do not fork safely).
-    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+    with multiprocessing.get_context("spawn").Pool(workers, initializer=exit_with_parent) as pool:
         parts = pool.starmap(_demonstrations_part, jobs)
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def exit_with_parent(poll_seconds: float = 1.0) -> None:
+    """Make this (worker) process exit once the process that started it is gone.
+
+    A trainer stopped with ``kill`` (SIGTERM or SIGKILL) gets no chance to stop its pool, and its
+    workers would search on for many minutes, taking the cores a ``--resume`` needs. A daemon
+    thread polls the parent's pid: an orphan is handed to another parent.
+    """
+    import os
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_seconds)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def _demonstrations_part(game: str, options: dict[str, Any], samples: int, seed: int, teacher: str, progress: bool,
