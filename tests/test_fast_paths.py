@@ -118,7 +118,7 @@ def test_random_agent_picks_as_before():
     agent = RandomAgent(seed=9)
     assert [agent.act({"action_mask": m.astype(np.int8)}) for m in mask if m.any()] == [
         66, 47, 61, 37, 7, 47, 58, 61, 57, 25, 51]
-    for width in (16, 17, 36, 64, 65, 70, 74, 128):
+    for width in (16, 17, 36, 64, 65, 70, 74, 100, 128):
         for p in (0.0, 0.04, 0.3, 1.0):
             m = rs.random((500, width)) < p
             rng = rs.integers(0, 2**63, 500, dtype=np.int64).astype(np.uint64)
