@@ -34,13 +34,13 @@ def _pick_random_legal(mask, rng, out):
 def _mask_word(mask, g, base, a):
     """Bitset of the True entries base .. base + 63 of mask[g] (a: the row's length, >= 16).
 
-    Four 16-entry reads, each clamped to end inside the row and shifted down to
-    drop what it read twice; a read wholly past the end shifts to 0. No branch:
-    the pick below mispredicted on every row where the old version branched.
+    Up to four 16-entry reads, each clamped to end inside the row and shifted down
+    to drop what it read twice. Reads that would start at or past the row's end
+    are skipped (they would shift to 0); their count is the same for every row,
+    so nothing here depends on the row's contents: a branch on them
+    mispredicted on most rows in an older version.
     """
     x = U0
-    # Reads that would start at or past the row's end are skipped: they would shift to 0. (The count
-    # is the same for every row, so this loop bound costs no misprediction.)
     for j in range(min(4, (a - base + W - 1) // W)):
         want = base + W * j
         start = min(want, a - W)
