@@ -11,8 +11,10 @@ wall-clock figure follows in brackets. Each is the median of ``--repeats`` runs.
 The targets table (the speed goals of the engine): the batched env at ``--batch`` games per call with
 the kernel it uses there (the parfor kernel, ``threads=1``); the plain serial
 kernel on the same games (the one small batches and the AEC env use) and its
-cost relative to the parfor one; a small batch through ``VecEnv.step`` (Python
-call overhead included); the random agent (``act_batch``) timed apart; env and
+cost relative to the parfor one (the goal for small batches, which use it: per game,
+at most 1.2x); a small batch (``--small-batch``) twice, the kernel called alone and
+through ``VecEnv.step``, with what each call costs beyond its games (the arguments'
+unboxing, Python); the random agent (``act_batch``) timed apart; env and
 policy together; the AEC loop (``agent_iter`` / ``last`` / ``step`` with
 ``RandomAgent.act``). Batched rows time ``step`` alone: it returns observation +
 mask for every game. "+ records" rows also call ``deal_records()`` after every
@@ -64,7 +66,8 @@ def bench_vec(game: str, options: dict, batch: int, seconds: float, threads: int
               records: bool = False) -> tuple[float, float, float, float]:
     """(env ns/step cpu, wall, policy ns/decision cpu, wall) of random play in the batched env.
 
-    ``kernel``: "default" (what VecEnv picks), "serial" (the plain kernel whatever the batch).
+    ``kernel``: "default" (what VecEnv picks), "serial" (the plain kernel whatever the batch),
+    "bare" (what VecEnv picks, called directly: the kernel without ``VecEnv.step``'s Python).
     """
     v = trickenv.make_vec(game, batch, seed=0, threads=threads, **options)
     if kernel == "serial":
@@ -73,11 +76,19 @@ def bench_vec(game: str, options: dict, batch: int, seconds: float, threads: int
     obs, mask, player = v.reset()
     for _ in range(3):  # warm up
         obs, mask, player, rew, done = v.step(agent.act_batch(obs, mask))
+    step = v.step
+    if kernel == "bare":
+        _, _, fn, fn_args = v._bind()
+
+        def step(actions: np.ndarray) -> tuple:
+            np.copyto(v._actions, actions)
+            fn(*fn_args)
+            return v._views
     env, pol = Clock(), Clock()
     calls = 0
     while env.cpu + pol.cpu < seconds or calls < 5:
         actions = pol.time(agent.act_batch, obs, mask)
-        obs, mask, player, rew, done = env.time(v.step, actions)
+        obs, mask, player, rew, done = env.time(step, actions)
         if records and v.deal_end.any():
             env.time(v.deal_records)
         calls += 1
@@ -165,18 +176,22 @@ def main() -> None:
           f"CPU time per figure, median of {args.repeats} (wall clock in brackets)")
     print()
     print(f"Targets (1 thread). env: VecEnv.step of {args.batch} games (parfor kernel); serial: the plain kernel "
-          f"on the same games; small: VecEnv.step of {args.small_batch} games; policy: RandomAgent.act_batch.")
+          f"on the same games; small: {args.small_batch} games, the kernel alone (the plain one, as VecEnv picks "
+          f"it there), then VecEnv.step (the kernel and Python's cost per call); call µs: what a call costs beyond "
+          f"the serial ns/step of its games; policy: RandomAgent.act_batch.")
     print()
-    print("| variant | env ns/step | env M steps/s | target | serial ns/step | serial/env | small ns/step "
-          "| policy ns/decision | env+policy M steps/s | AEC steps/s |")
-    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
+    print("| variant | env ns/step | env M steps/s | target | serial ns/step | serial/env | small ns/step: kernel, "
+          "step | call µs: kernel, step | policy ns/decision | env+policy M steps/s | AEC steps/s |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     for game in args.games:
         for options in (VARIANTS[game] if args.variants == "all" else VARIANTS[game][:1]):
             env_c, env_w, pol_c, pol_w = median_runs(
                 lambda: bench_vec(game, options, args.batch, args.seconds), args.repeats)
             ser_c, ser_w, _, _ = median_runs(
                 lambda: bench_vec(game, options, args.batch, args.seconds, kernel="serial"), args.repeats)
-            small_c, small_w, _, _ = median_runs(
+            bare_c, _, _, _ = median_runs(
+                lambda: bench_vec(game, options, args.small_batch, args.seconds, kernel="bare"), args.repeats)
+            small_c, _, _, _ = median_runs(
                 lambda: bench_vec(game, options, args.small_batch, args.seconds), args.repeats)
             aec_c, aec_w = median_runs(lambda: bench_aec(game, options, args.seconds), args.repeats)
             rate = 1e3 / env_c
@@ -186,7 +201,8 @@ def main() -> None:
                      (aec_c >= TARGET_AEC, f"AEC >= {TARGET_AEC / 1e3:.0f}k")]
             print(f"| {label(game, options)} | {env_c:.1f} ({env_w:.1f}) | {rate:.1f} ({1e3 / env_w:.1f}) "
                   f"| {targets(goals)} "
-                  f"| {ser_c:.1f} ({ser_w:.1f}) | {ser_c / env_c:.2f}x | {small_c:.1f} ({small_w:.1f}) "
+                  f"| {ser_c:.1f} ({ser_w:.1f}) | {ser_c / env_c:.2f}x | {bare_c:.1f}, {small_c:.1f} "
+                  f"| {(bare_c - ser_c) * args.small_batch / 1e3:.1f}, {(small_c - ser_c) * args.small_batch / 1e3:.1f} "
                   f"| {pol_c:.1f} ({pol_w:.1f}) | {1e3 / (env_c + pol_c):.1f} ({1e3 / (env_w + pol_w):.1f}) "
                   f"| {aec_c:,.0f} ({aec_w:,.0f}) |", flush=True)
     if args.quick:

@@ -177,6 +177,39 @@ def test_aec_step_path_follows_replaced_and_copied_state(game):
     finish_randomly(envs[0], np.random.default_rng(2))
 
 
+@pytest.mark.parametrize("game", ["four_tricks", "koenigrufen"])
+@pytest.mark.parametrize("batch", [16, 150])  # the plain kernel and the parfor one
+def test_vec_step_path_follows_replaced_and_copied_state(game, batch):
+    """VecEnv.step binds its kernel arguments to env.state: replacing the state or copying the env rebinds."""
+    envs = [trickenv.make_vec(game, batch, seed=5) for _ in range(3)]
+    outs = [e.reset() for e in envs]
+    agent = RandomAgent(2)
+
+    def play(steps):
+        nonlocal outs
+        for _ in range(steps):
+            actions = agent.act_batch(None, outs[0][1]).copy()
+            outs = [e.step(actions) for e in envs]
+            for a, b in zip(outs[0], outs[1]):
+                assert np.array_equal(a, b)
+            for a, b in zip(outs[0], outs[2]):
+                assert np.array_equal(a, b)
+
+    play(10)
+    replaced = envs[1].state
+    envs[1].state = replaced.copy()
+    original = envs[2]
+    envs[2] = copy.deepcopy(original)
+    frozen = [a.copy() for a in original.state.arrays()]
+    play(60)
+    for a, b in zip(envs[0].state.arrays(), envs[1].state.arrays()):
+        assert np.array_equal(a, b)
+    # Stepping went to the new state and the copy only: the replaced state and the original stayed put.
+    for a, b, c in zip(frozen, original.state.arrays(), replaced.arrays()):
+        assert np.array_equal(a, b) and np.array_equal(a, c)
+    assert not np.array_equal(frozen[0], envs[0].state.hands)
+
+
 def test_order_enforcing_still_enforces():
     env = trickenv.make("four_tricks")
     for name in ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos"):

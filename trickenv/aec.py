@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import numba
 import numpy as np
 from gymnasium import spaces
 from gymnasium.logger import warn
@@ -15,6 +14,7 @@ from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable,
 from trickenv.engine.kernels import seed_states
 from trickenv.engine.layout import PHASE, PH_DONE, TO_ACT
 from trickenv.games.base import GameSpec, check_dealer, empty_record
+from trickenv.vector import compiled
 from trickenv.rewards import worst_score
 
 ILLEGAL_MODES = ("raise", "penalize")
@@ -32,20 +32,6 @@ def obs_dtype(dtype: Any) -> type:
         if d == np.dtype(t):
             return t
     raise ValueError(f"dtype must be one of {list(OBS_DTYPES)}, got {dtype!r}")
-
-
-def compiled(kernel: Callable, args: tuple) -> Callable:
-    """The compiled function behind the numba kernel ``kernel`` for arguments of exactly the types of
-    ``args`` (compiled or loaded from the cache now), to call without numba's dispatcher.
-
-    The dispatcher types every argument on every call: about 1 µs for a step kernel's 19, as
-    much as the kernel itself takes for one game. The function returned must only get arguments
-    of these same types (it does not check them). A plain Python ``kernel`` is returned as is.
-    """
-    compile_ = getattr(kernel, "compile", None)
-    if compile_ is None:
-        return kernel
-    return compile_(tuple(numba.typeof(a) for a in args))
 
 
 class _Hot:
