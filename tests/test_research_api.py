@@ -114,6 +114,36 @@ def test_a_deal_replays_from_its_record(game, options):
 
 
 @pytest.mark.parametrize("game,options", VARIANTS, ids=IDS)
+def test_deal_records_agree_with_the_deals_and_the_play(game, options):
+    """Every record's deal is the deal that was in play (current_deals at its start), its undealt cards
+    are the rest of the deck, and every card was played by the seat that held it, in a trick of the deal."""
+    v = trickenv.make_vec(game, 64, seed=21, **options)
+    obs, mask, _ = v.reset()
+    n, deck, tricks = v.num_players, v.spec.deck, v.spec.num_tricks
+    deals, dealers = v.current_deals()
+    rng = np.random.default_rng(21)
+    checked = 0
+    for _ in range(300):
+        obs, mask, *_ = v.step(random_legal(mask, rng))
+        rec = v.deal_records()
+        for i, g in enumerate(rec["game"]):
+            assert np.array_equal(rec["deal"][i], deals[g]) and rec["dealer"][i] == dealers[g]
+            held = set(deals[g].ravel().tolist()) - {-1}
+            assert rec["undealt"][i].tolist() == sorted(set(range(deck)) - held)
+            holder = {c: seat for seat in range(n) for c in deals[g][seat].tolist()}
+            played = np.flatnonzero(rec["played_by"][i] >= 0)
+            assert all(rec["played_by"][i, c] == holder[c] for c in played)
+            assert ((rec["played_in"][i, played] >= 0) & (rec["played_in"][i, played] < tricks)).all()
+            assert (rec["played_in"][i] < 0).sum() == deck - len(played)
+            assert rec["tricks"][i].sum() == len(played) // n
+            checked += 1
+        if rec["game"].size:
+            new_deals, new_dealers = v.current_deals(rec["game"])
+            deals[rec["game"]], dealers[rec["game"]] = new_deals, new_dealers
+    assert checked >= 64
+
+
+@pytest.mark.parametrize("game,options", VARIANTS, ids=IDS)
 def test_fixed_deal_arrays_and_current_deals_round_trip(game, options):
     v = trickenv.make_vec(game, 50, seed=3, **options)
     obs, mask, player = v.reset()

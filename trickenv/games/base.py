@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -10,8 +11,7 @@ from numba import njit
 
 from trickenv import cards
 from trickenv.engine.layout import (
-    DEALER, LAST_DEALER, LAST_MATCH_OVER, LAST_POINTS, LAST_ROUND, LAST_SCORES, LAST_TOTALS, LAST_TRICKS, LAST_TRUMP,
-    PHASE_NAMES, TAB_GAME, TAB_POINTS, TAB_STRENGTH, TAB_SUIT, TAB_TRUMP_STRENGTH,
+    DEALER, PHASE_NAMES, TAB_GAME, TAB_POINTS, TAB_STRENGTH, TAB_SUIT, TAB_TRUMP_STRENGTH,
 )
 from trickenv.engine.state import State
 
@@ -192,30 +192,48 @@ def _bits_to_ids(bits, deck, out):
                 k += 1
 
 
-def common_records(spec: GameSpec, state: State, games: np.ndarray) -> dict[str, np.ndarray]:
-    """The record fields every game has, for the last finished deal of each game in ``games``."""
-    n, deck = spec.num_players, spec.deck
-    s = state.s[games]
-    dealt = state.dealt[games, 1]
-    deal = spec.dealt_cards(dealt)
-    held = np.bitwise_or.reduce(dealt[:, :n], axis=1)
-    rest = np.uint64((1 << deck) - 1) & ~held
-    play = state.last_play[games]
-    return {
-        "dealer": s[:, LAST_DEALER].astype(np.int8),
-        "deal": deal,
-        "undealt": bits_to_ids(rest, deck, deck - n * spec.cards_per_seat),
-        "round": s[:, LAST_ROUND].astype(np.int16),
-        "trump": s[:, LAST_TRUMP].astype(np.int8),
-        "trick_trump": play[:, 2, :spec.num_tricks].copy(),
-        "played_by": play[:, 0, :deck].copy(),
-        "played_in": play[:, 1, :deck].copy(),
-        "tricks": s[:, LAST_TRICKS:LAST_TRICKS + n].astype(np.int8),
-        "points": s[:, LAST_POINTS:LAST_POINTS + n].astype(np.int16),
-        "scores": s[:, LAST_SCORES:LAST_SCORES + n].astype(np.int16),
-        "totals": s[:, LAST_TOTALS:LAST_TOTALS + n].astype(np.int32),
-        "match_over": s[:, LAST_MATCH_OVER] != 0,
-    }
+RecordFields = tuple[tuple[str, type, tuple[int, ...]], ...]  # (name, dtype, shape after the games axis)
+
+
+def common_fields(spec: GameSpec) -> RecordFields:
+    """The record fields every game has, in the order ``engine.kernels.write_common_record`` takes them
+    (docs/records.md)."""
+    return _common_fields(spec.num_players, spec.deck, spec.cards_per_seat, spec.num_tricks)
+
+
+@lru_cache(maxsize=None)
+def _common_fields(n: int, deck: int, per_seat: int, num_tricks: int) -> RecordFields:
+    return (
+        ("dealer", np.int8, ()),
+        ("deal", np.int8, (n, per_seat)),
+        ("undealt", np.int8, (deck - n * per_seat,)),
+        ("round", np.int16, ()),
+        ("trump", np.int8, ()),
+        ("trick_trump", np.int8, (num_tricks,)),
+        ("played_by", np.int8, (deck,)),
+        ("played_in", np.int8, (deck,)),
+        ("tricks", np.int8, (n,)),
+        ("points", np.int16, (n,)),
+        ("scores", np.int16, (n,)),
+        ("totals", np.int32, (n,)),
+        ("match_over", np.bool_, ()),
+    )
+
+
+def fill_records(spec: GameSpec, state: State, games: np.ndarray, kernel: Callable,
+                 extra: RecordFields) -> dict[str, np.ndarray]:
+    """Records of the last finished deal of ``games``: the common fields, then the game's ``extra`` ones.
+
+    ``kernel(dealt, last_play, s, games, first_batch, common, extra)`` is the game's compiled
+    record writer; it fills one row of every output array per game (each array is new).
+    """
+    games = np.ascontiguousarray(games, np.int64)
+    fields = common_fields(spec) + extra
+    k = len(games)
+    outs = [np.empty((k,) + shape, dtype) for _, dtype, shape in fields]
+    split = len(fields) - len(extra)
+    kernel(state.dealt, state.last_play, state.s, games, spec.first_batch, tuple(outs[:split]), tuple(outs[split:]))
+    return {name: out for (name, _, _), out in zip(fields, outs)}
 
 
 def empty_record(record: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

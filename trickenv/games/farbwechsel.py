@@ -42,11 +42,13 @@ from trickenv.engine.kernels import (
     seat_after,
     seat_from,
     uniform_int,
+    write_common_record,
 )
 from trickenv.engine.layout import (
     DEALER,
     DEALS_DONE,
     GAME_FIELDS,
+    LAST_POINTS,
     LEADER,
     NO_TRUMP,
     NUM_PHASES,
@@ -69,7 +71,7 @@ from trickenv.engine.layout import (
 )
 from trickenv.engine.state import State
 from trickenv.games.base import (
-    Block, GameSpec, block_offsets, card_table, check_bool, check_choice, check_int, check_unknown, common_records,
+    Block, GameSpec, block_offsets, card_table, check_bool, check_choice, check_int, check_unknown, fill_records,
 )
 
 NAME = "farbwechsel"
@@ -533,22 +535,50 @@ def deal_records(spec: GameSpec, state: State, games: np.ndarray) -> dict[str, n
     ``change_<field>[k, j]`` is field ``<field>`` of the deal's j-th trump change
     (``CHANGE_FIELDS``), -1 past its ``trump_changes`` changes.
     """
-    rec = common_records(spec, state, games)
-    s = state.s[games]
-    count = s[:, LAST_CHANGES]
-    rec["first_trump"] = s[:, LAST_FIRST_TRUMP].astype(np.int8)
-    rec["trump_changes"] = count.astype(np.int8)
-    rec["switch_cards"] = s[:, LAST_SWITCH_CARDS].astype(np.int8)
-    raw = s[:, LAST_REC:LAST_REC + MAX_CHANGES * REC_SIZE].reshape(-1, MAX_CHANGES, REC_SIZE)
-    valid = np.arange(MAX_CHANGES)[None, :] < count[:, None]
-    changes = np.where(valid[:, :, None], raw, -1)
-    for j, name in enumerate(CHANGE_FIELDS):
-        rec["change_" + name] = changes[:, :, j].astype(np.int16 if name == "points" else np.int8)
-    points = rec["points"]
-    rec["set_aside_points"] = (MAX_POINTS - points.sum(axis=1)).astype(np.int16)
-    if spec.options["partnership"]:
-        rec["team_points"] = np.stack([points[:, 0] + points[:, 2], points[:, 1] + points[:, 3]], axis=1)
+    rec = fill_records(spec, state, games, record_kernel, RECORD_FIELDS)
+    if not spec.options["partnership"]:
+        del rec["team_points"]  # written for every game, a field of partnership games only
     return rec
+
+
+# The game's own record fields, in the order record_kernel writes them.
+RECORD_FIELDS = (
+    (("first_trump", np.int8, ()), ("trump_changes", np.int8, ()), ("switch_cards", np.int8, ()))
+    + tuple(("change_" + name, np.int16 if name == "points" else np.int8, (MAX_CHANGES,)) for name in CHANGE_FIELDS)
+    + (("set_aside_points", np.int16, ()), ("team_points", np.int16, (2,)))
+)
+
+
+@njit(cache=True)
+def record_kernel(dealt, last_play, s, games, first_batch, common, extra):
+    """Write the record of the last finished deal of each game in ``games`` (see :func:`deal_records`)."""
+    first_trump, trump_changes, switch_cards, trick, seat, card, old_trump, new_trump, points, winner, \
+        switching, set_aside, team_points = extra
+    n = common[1].shape[1]  # players, from the deal's shape
+    for i in range(games.shape[0]):
+        g = games[i]
+        write_common_record(dealt, last_play, s, g, i, first_batch, common)
+        first_trump[i] = s[g, LAST_FIRST_TRUMP]
+        count = s[g, LAST_CHANGES]
+        trump_changes[i] = count
+        switch_cards[i] = s[g, LAST_SWITCH_CARDS]
+        for j in range(MAX_CHANGES):
+            r = LAST_REC + j * REC_SIZE
+            valid = j < count
+            trick[i, j] = s[g, r + R_TRICK] if valid else -1
+            seat[i, j] = s[g, r + R_SEAT] if valid else -1
+            card[i, j] = s[g, r + R_CARD] if valid else -1
+            old_trump[i, j] = s[g, r + R_OLD] if valid else -1
+            new_trump[i, j] = s[g, r + R_NEW] if valid else -1
+            points[i, j] = s[g, r + R_POINTS] if valid else -1
+            winner[i, j] = s[g, r + R_WINNER] if valid else -1
+            switching[i, j] = s[g, r + R_NSWITCH] if valid else -1
+        taken = 0
+        for p in range(n):
+            taken += s[g, LAST_POINTS + p]
+        set_aside[i] = MAX_POINTS - taken
+        team_points[i, 0] = s[g, LAST_POINTS + 0] + s[g, LAST_POINTS + 2]  # seats 0 + 2 (partnership games)
+        team_points[i, 1] = s[g, LAST_POINTS + 1] + s[g, LAST_POINTS + 3]
 
 
 def step_events(spec: GameSpec, state: State, g: int, s_before: np.ndarray) -> list[dict[str, Any]]:

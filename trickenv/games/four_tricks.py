@@ -35,10 +35,13 @@ from trickenv.engine.kernels import (
     seat_after,
     seat_from,
     uniform_int,
+    write_common_record,
 )
 from trickenv.engine.layout import (
     DEALER,
     GAME_FIELDS,
+    LAST_MATCH_OVER,
+    LAST_TOTALS,
     LEADER,
     NO_TRUMP,
     NUM_PHASES,
@@ -61,7 +64,7 @@ from trickenv.engine.layout import (
 )
 from trickenv.engine.state import State
 from trickenv.games.base import (
-    Block, GameSpec, block_offsets, card_table, check_bool, check_choice, check_int, check_unknown, common_records,
+    Block, GameSpec, block_offsets, card_table, check_bool, check_choice, check_int, check_unknown, fill_records,
 )
 
 NAME = "four_tricks"
@@ -448,15 +451,30 @@ def make_spec(**options: Any) -> GameSpec:
 
 def deal_records(spec: GameSpec, state: State, games: np.ndarray) -> dict[str, np.ndarray]:
     """Records of the last finished deal of ``games``: the common fields plus target, bids, turned-up card, winners."""
-    rec = common_records(spec, state, games)
-    s = state.s[games]
-    rec["target"] = s[:, LAST_TARGET].astype(np.int8)
-    rec["bids"] = s[:, LAST_BIDS:LAST_BIDS + N].astype(np.int8)
-    rec["turned_up"] = s[:, LAST_TURNED_UP].astype(np.int8)
-    # The highest total wins the match (several seats on a tie); all False before the match ends.
-    totals = rec["totals"]
-    rec["winners"] = rec["match_over"][:, None] & (totals == totals.max(axis=1, keepdims=True))
-    return rec
+    return fill_records(spec, state, games, record_kernel, RECORD_FIELDS)
+
+
+# The game's own record fields, in the order record_kernel writes them.
+RECORD_FIELDS = (("target", np.int8, ()), ("bids", np.int8, (N,)), ("turned_up", np.int8, ()),
+                 ("winners", np.bool_, (N,)))
+
+
+@njit(cache=True)
+def record_kernel(dealt, last_play, s, games, first_batch, common, extra):
+    """Write the record of the last finished deal of each game in ``games`` (see :func:`deal_records`)."""
+    target, bids, turned_up, winners = extra
+    for i in range(games.shape[0]):
+        g = games[i]
+        write_common_record(dealt, last_play, s, g, i, first_batch, common)
+        target[i] = s[g, LAST_TARGET]
+        turned_up[i] = s[g, LAST_TURNED_UP]
+        top = s[g, LAST_TOTALS]
+        for p in range(N):
+            bids[i, p] = s[g, LAST_BIDS + p]
+            top = max(top, s[g, LAST_TOTALS + p])
+        # The highest total wins the match (several seats on a tie); all False before the match ends.
+        for p in range(N):
+            winners[i, p] = s[g, LAST_MATCH_OVER] != 0 and s[g, LAST_TOTALS + p] == top
 
 
 def render(spec: GameSpec, state: State, g: int) -> str:

@@ -40,10 +40,12 @@ from trickenv.engine.kernels import (
     seat_after,
     seat_from,
     uniform_int,
+    write_common_record,
 )
 from trickenv.engine.layout import (
     DEALER,
     GAME_FIELDS,
+    LAST_TRICKS,
     LEADER,
     NO_TRUMP,
     NUM_PHASES,
@@ -64,7 +66,7 @@ from trickenv.engine.layout import (
 )
 from trickenv.engine.state import State
 from trickenv.games import base
-from trickenv.games.base import Block, GameSpec, block_offsets, check_choice, check_int, check_unknown, common_records
+from trickenv.games.base import Block, GameSpec, block_offsets, check_choice, check_int, check_unknown, fill_records
 
 NAME = "koenigrufen"
 NUM_PLAYERS = 4
@@ -636,34 +638,53 @@ def describe_action(a: int) -> str:
 def deal_records(spec: GameSpec, state: State, games: np.ndarray) -> dict[str, np.ndarray]:
     """Records of the last finished deal of ``games``: the common fields plus the call, sides,
     declarations and the result (``scores`` are the payments)."""
-    rec = common_records(spec, state, games)
-    s = state.s[games]
-    k = len(games)
-    caller = s[:, LAST_CALLER]
-    partner = s[:, LAST_PARTNER]
-    seats = np.arange(N)[None, :]
-    calling = (seats == caller[:, None]) | (seats == partner[:, None])
-    marr = ((s[:, LAST_MARR:LAST_MARR + N, None] >> np.arange(4)) & 1).astype(bool)
-    tricks = rec["tricks"].astype(np.int64)
-    team_tricks = np.stack([(tricks * calling).sum(axis=1), (tricks * ~calling).sum(axis=1)], axis=1)
-    rec.update({
-        "caller": caller.astype(np.int8),
-        "called_card": s[:, LAST_CALLED].astype(np.int8),
-        "holder": s[:, LAST_HOLDER].astype(np.int8),
-        "partner": partner.astype(np.int8),
-        "alone_kind": s[:, LAST_ALONE].astype(np.int8),
-        "calling_side": calling,
-        "marriages": marr,
-        "marriages_counted": marr & (tricks > 0)[:, :, None],
-        "big_declaration": s[:, LAST_BIG_KIND].astype(np.int8),
-        "big_declared_by": s[:, LAST_BIG_BY].astype(np.int8),
-        "threshold": s[:, LAST_THRESHOLD].astype(np.int16),
-        "team_totals": np.stack([s[:, LAST_CALL_TOTAL], s[:, LAST_DEF_TOTAL]], axis=1).astype(np.int16),
-        "team_tricks": team_tricks.astype(np.int8).reshape(k, 2),
-        "calling_wins": s[:, LAST_CALL_WINS] != 0,
-        "stake": s[:, LAST_STAKE].astype(np.int8),
-    })
-    return rec
+    return fill_records(spec, state, games, record_kernel, RECORD_FIELDS)
+
+
+# The game's own record fields, in the order record_kernel writes them.
+RECORD_FIELDS = (
+    ("caller", np.int8, ()), ("called_card", np.int8, ()), ("holder", np.int8, ()), ("partner", np.int8, ()),
+    ("alone_kind", np.int8, ()), ("calling_side", np.bool_, (N,)), ("marriages", np.bool_, (N, 4)),
+    ("marriages_counted", np.bool_, (N, 4)), ("big_declaration", np.int8, ()), ("big_declared_by", np.int8, ()),
+    ("threshold", np.int16, ()), ("team_totals", np.int16, (2,)), ("team_tricks", np.int8, (2,)),
+    ("calling_wins", np.bool_, ()), ("stake", np.int8, ()),
+)
+
+
+@njit(cache=True)
+def record_kernel(dealt, last_play, s, games, first_batch, common, extra):
+    """Write the record of the last finished deal of each game in ``games`` (see :func:`deal_records`)."""
+    caller, called_card, holder, partner, alone_kind, calling_side, marriages, marriages_counted, big_declaration, \
+        big_declared_by, threshold, team_totals, team_tricks, calling_wins, stake = extra
+    for i in range(games.shape[0]):
+        g = games[i]
+        write_common_record(dealt, last_play, s, g, i, first_batch, common)
+        caller[i] = s[g, LAST_CALLER]
+        called_card[i] = s[g, LAST_CALLED]
+        holder[i] = s[g, LAST_HOLDER]
+        partner[i] = s[g, LAST_PARTNER]
+        alone_kind[i] = s[g, LAST_ALONE]
+        side_tricks = other_tricks = 0
+        for p in range(N):
+            on_side = p == s[g, LAST_CALLER] or p == s[g, LAST_PARTNER]
+            calling_side[i, p] = on_side
+            if on_side:
+                side_tricks += s[g, LAST_TRICKS + p]
+            else:
+                other_tricks += s[g, LAST_TRICKS + p]
+            for su in range(4):
+                declared = (s[g, LAST_MARR + p] >> su) & 1 == 1
+                marriages[i, p, su] = declared
+                marriages_counted[i, p, su] = declared and s[g, LAST_TRICKS + p] > 0  # it counts with a trick
+        big_declaration[i] = s[g, LAST_BIG_KIND]
+        big_declared_by[i] = s[g, LAST_BIG_BY]
+        threshold[i] = s[g, LAST_THRESHOLD]
+        team_totals[i, 0] = s[g, LAST_CALL_TOTAL]
+        team_totals[i, 1] = s[g, LAST_DEF_TOTAL]
+        team_tricks[i, 0] = side_tricks
+        team_tricks[i, 1] = other_tricks
+        calling_wins[i] = s[g, LAST_CALL_WINS] != 0
+        stake[i] = s[g, LAST_STAKE]
 
 
 def render(spec: GameSpec, state: State, g: int) -> str:
