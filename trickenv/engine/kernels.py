@@ -571,14 +571,18 @@ def shown_missing(tab, card, led, best, trump, ranks, must_trump, must_beat):
 
 @njit(inline="always")
 def ids_into(bits, deck, row, start, count):
-    """row[start + k] = the k-th lowest card (id < deck) of ``bits``, for k < count; -1 past its cards."""
-    k = 0
-    for c in range(deck):
-        if k < count and (bits >> np.uint64(c)) & U1:
-            row[start + k] = c
-            k += 1
-    for j in range(k, count):
-        row[start + j] = -1
+    """row[start + k] = the k-th lowest card (id < deck) of ``bits``, for k < count; -1 past its cards.
+
+    One step per card listed, not per card of the deck: testing every card's bit was a
+    branch that mispredicted about every other card (about 0.5 µs a King Calling record).
+    """
+    x = bits & ((U1 << np.uint64(deck)) - U1)
+    for k in range(count):
+        if x == U0:
+            row[start + k] = -1
+        else:
+            row[start + k] = lowest_card(x)
+            x &= x - U1
 
 
 @njit(inline="always")

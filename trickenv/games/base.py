@@ -13,6 +13,7 @@ from trickenv import cards
 from trickenv.engine.layout import (
     DEALER, PHASE_NAMES, TAB_GAME, TAB_POINTS, TAB_STRENGTH, TAB_SUIT, TAB_TRUMP_STRENGTH,
 )
+from trickenv.engine.kernels import ids_into
 from trickenv.engine.state import State
 
 UNDEALT = -1
@@ -176,20 +177,16 @@ class GameSpec:
 def bits_to_ids(bits: np.ndarray, deck: int, count: int) -> np.ndarray:
     """Card ids (int8, ascending) of card bitsets ``bits`` that hold ``count`` cards each; -1 pads."""
     b = np.asarray(bits, np.uint64)
-    out = np.full((b.size, count), -1, np.int8)
+    out = np.empty((b.size, count), np.int8)
     _bits_to_ids(b.reshape(-1), deck, out)
     return out.reshape(b.shape + (count,))
 
 
 @njit(cache=True)
 def _bits_to_ids(bits, deck, out):
-    """out[i] = the first out.shape[1] cards (ids below deck, ascending) of bitset bits[i]; the rest stays."""
+    """out[i] = the first out.shape[1] cards (ids below deck, ascending) of bitset bits[i]; -1 pads."""
     for i in range(bits.shape[0]):
-        k = 0
-        for c in range(deck):
-            if k < out.shape[1] and (bits[i] >> np.uint64(c)) & np.uint64(1):
-                out[i, k] = c
-                k += 1
+        ids_into(bits[i], deck, out[i], 0, out.shape[1])
 
 
 RecordFields = tuple[tuple[str, type, tuple[int, ...]], ...]  # (name, dtype, shape after the games axis)
