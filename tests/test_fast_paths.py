@@ -187,9 +187,10 @@ def test_vec_step_path_follows_replaced_and_copied_state(game, batch):
 
     def play(steps):
         nonlocal outs
-        for _ in range(steps):
+        for t in range(steps):
             actions = agent.act_batch(None, outs[0][1]).copy()
-            outs = [e.step(actions) for e in envs]
+            where = None if t % 3 else np.arange(batch) % 4 != t % 4  # both bound argument tuples
+            outs = [e.step(actions, where=where) for e in envs]
             for a, b in zip(outs[0], outs[1]):
                 assert np.array_equal(a, b)
             for a, b in zip(outs[0], outs[2]):

@@ -82,6 +82,7 @@ class VecEnv:
         self._deal_end = np.zeros(b, np.bool_)
         self._actions = np.zeros(b, np.int64)
         self._all = np.ones(b, np.bool_)
+        self._where = np.ones(b, np.bool_)  # a step's where, copied (see _bind)
         self.__setstate__({})  # the read-only views step returns
         self._deal_rows = np.full((b, spec.deck), -1, np.int8)
         self._use_deal = np.zeros(b, np.bool_)
@@ -101,7 +102,7 @@ class VecEnv:
         # call overhead that small batches need.
         self._parallel = self.threads > 1 or self.num_envs >= PARALLEL_FROM
         self._step_kernel = spec.step_kernel_parallel if self._parallel else spec.step_kernel
-        self._bound: tuple | None = None  # (state, kernel, compiled kernel, its arguments): see _bind
+        self._bound: tuple | None = None  # (state, kernel, compiled kernel, its two argument tuples): see _bind
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
@@ -208,27 +209,25 @@ class VecEnv:
             raise ValueError(f"actions must be integers (action ids), got dtype {a.dtype}")
         np.copyto(self._actions, a, casting="unsafe")
         if where is None:
-            # Every game steps: the kernel's arguments are the env's own arrays, bound once.
-            bound = self._bound
-            if bound is None or bound[0] is not self.state or bound[1] is not self._step_kernel:
-                bound = self._bind()
-            if self._parallel:
-                with numba_threads(self.threads):
-                    bad = bound[2](*bound[3])
-            else:
-                bad = bound[2](*bound[3])  # the plain kernel runs no threads
+            where = self._all
         else:
             where = np.asarray(where)
             if where.shape != (self.num_envs,) or where.dtype != np.bool_:
                 raise ValueError(f"where must be a bool array of shape ({self.num_envs},), got "
                                  f"{where.dtype} {where.shape}")
+            np.copyto(self._where, where)
+        # The kernel's arguments are the env's own arrays, bound once (see _bind).
+        bound = self._bound
+        if bound is None or bound[0] is not self.state or bound[1] is not self._step_kernel:
+            bound = self._bind()
+        args = bound[3] if where is self._all else bound[4]
+        if self._parallel:
             with numba_threads(self.threads):
-                bad = self._step_kernel(
-                    *self.state.arrays(), self.spec.cfg, self.spec.tab, self._actions, where, self._mask, self._obs,
-                    self._rewards, self._done, self._deal_end, True,
-                )
+                bad = bound[2](*args)
+        else:
+            bad = bound[2](*args)  # the plain kernel runs no threads
         if bad:
-            raise ValueError(self._illegal_message(bad, self._all if where is None else where))
+            raise ValueError(self._illegal_message(bad, where))
         np.copyto(self._player, self.state.s[:, TO_ACT])
         return self._views
 
@@ -236,11 +235,13 @@ class VecEnv:
         """Bind the step kernel to the env's arrays, compiled for their types (see :func:`compiled`).
 
         Without numba's dispatcher, which types all 19 arguments on every call, and without
-        rebuilding the argument tuple, a step of a small batch costs about half as much.
+        rebuilding the argument tuple, a step of a small batch costs about half as much. A step
+        with ``where`` copies it into the env's own ``_where`` (as it copies the actions), so
+        both argument tuples have the same types.
         """
-        args = (*self.state.arrays(), self.spec.cfg, self.spec.tab, self._actions, self._all, self._mask, self._obs,
-                self._rewards, self._done, self._deal_end, True)
-        self._bound = (self.state, self._step_kernel, compiled(self._step_kernel, args), args)
+        every, some = ((*self.state.arrays(), self.spec.cfg, self.spec.tab, self._actions, where, self._mask, self._obs,
+                        self._rewards, self._done, self._deal_end, True) for where in (self._all, self._where))
+        self._bound = (self.state, self._step_kernel, compiled(self._step_kernel, every), every, some)
         return self._bound
 
     def deal_records(self, games: np.ndarray | Sequence[int] | None = None) -> dict[str, np.ndarray]:
