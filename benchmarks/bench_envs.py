@@ -78,7 +78,8 @@ def bench_vec(game: str, options: dict, batch: int, seconds: float, threads: int
         obs, mask, player, rew, done = v.step(agent.act_batch(obs, mask))
     step = v.step
     if kernel == "bare":
-        _, _, fn, fn_args, _ = v._bind()
+        bound = v._bind()
+        fn, fn_args = bound.call, bound.every
 
         def step(actions: np.ndarray) -> tuple:
             np.copyto(v._actions, actions)

@@ -157,6 +157,8 @@ def _play(portable: bool, cache_dir: str | None) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+# This test sets TRICKENV_PORTABLE itself, in two subprocesses (fast, then portable). With the variable already
+# set in the parent (a portable-mode run of the whole suite), its "fast" half would not be fast: nothing to compare.
 @pytest.mark.skipif(os.environ.get("TRICKENV_PORTABLE", "") not in ("", "0"), reason="runs both modes itself")
 def test_portable_mode_plays_byte_identical_games(tmp_path):
     """Games played with the portable twins (TRICKENV_PORTABLE=1, compiled afresh) give the same bytes."""

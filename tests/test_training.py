@@ -245,6 +245,8 @@ def test_demonstrations_in_parallel_are_the_workers_parts_in_order():
         Run(tiny(bc_workers=0), "unused", progress=False)
 
 
+# It tells a killed worker from a zombie by reading /proc/<pid>/stat; without /proc (macOS, Windows) it cannot
+# check, and the mechanism it tests (a thread polling os.getppid) needs no platform of its own.
 @pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads process states from /proc (Linux)")
 def test_demonstration_workers_exit_when_the_trainer_is_killed():
     # The trainer's stand-in starts a pool like demonstrations_in_parallel, prints its worker's pid, gives

@@ -14,8 +14,8 @@ from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable,
 from trickenv.engine.kernels import seed_states
 from trickenv.engine.layout import PHASE, PH_DONE, TO_ACT
 from trickenv.games.base import GameSpec, check_dealer, empty_record
-from trickenv.vector import compiled
 from trickenv.rewards import worst_score
+from trickenv.vector import compiled
 
 ILLEGAL_MODES = ("raise", "penalize")
 RESET_OPTIONS = ("deal", "dealer")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 import numba
 import numpy as np
 
 from trickenv.engine.kernels import seed_states
 from trickenv.engine.layout import PHASE, TO_ACT
+from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
 
 
@@ -41,6 +42,16 @@ def compiled(kernel: Callable, args: tuple) -> Callable:
     if compile_ is None:
         return kernel
     return compile_(tuple(numba.typeof(a) for a in args))
+
+
+class _Bound(NamedTuple):
+    """The step kernel bound to a VecEnv's arrays (see VecEnv._bind)."""
+
+    state: State  # the state the arguments hold
+    kernel: Callable  # the kernel it was compiled from
+    call: Callable  # the compiled kernel
+    every: tuple  # its arguments when every game steps
+    some: tuple  # ... when the games in VecEnv._where step
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -102,7 +113,7 @@ class VecEnv:
         # call overhead that small batches need.
         self._parallel = self.threads > 1 or self.num_envs >= PARALLEL_FROM
         self._step_kernel = spec.step_kernel_parallel if self._parallel else spec.step_kernel
-        self._bound: tuple | None = None  # (state, kernel, compiled kernel, its two argument tuples): see _bind
+        self._bound: _Bound | None = None  # see _bind
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
@@ -218,20 +229,20 @@ class VecEnv:
             np.copyto(self._where, where)
         # The kernel's arguments are the env's own arrays, bound once (see _bind).
         bound = self._bound
-        if bound is None or bound[0] is not self.state or bound[1] is not self._step_kernel:
+        if bound is None or bound.state is not self.state or bound.kernel is not self._step_kernel:
             bound = self._bind()
-        args = bound[3] if where is self._all else bound[4]
+        args = bound.every if where is self._all else bound.some
         if self._parallel:
             with numba_threads(self.threads):
-                bad = bound[2](*args)
+                bad = bound.call(*args)
         else:
-            bad = bound[2](*args)  # the plain kernel runs no threads
+            bad = bound.call(*args)  # the plain kernel runs no threads
         if bad:
             raise ValueError(self._illegal_message(bad, where))
         np.copyto(self._player, self.state.s[:, TO_ACT])
         return self._views
 
-    def _bind(self) -> tuple:
+    def _bind(self) -> _Bound:
         """Bind the step kernel to the env's arrays, compiled for their types (see :func:`compiled`).
 
         Without numba's dispatcher, which types all 19 arguments on every call, and without
@@ -241,7 +252,7 @@ class VecEnv:
         """
         every, some = ((*self.state.arrays(), self.spec.cfg, self.spec.tab, self._actions, where, self._mask, self._obs,
                         self._rewards, self._done, self._deal_end, True) for where in (self._all, self._where))
-        self._bound = (self.state, self._step_kernel, compiled(self._step_kernel, every), every, some)
+        self._bound = _Bound(self.state, self._step_kernel, compiled(self._step_kernel, every), every, some)
         return self._bound
 
     def deal_records(self, games: np.ndarray | Sequence[int] | None = None) -> dict[str, np.ndarray]:

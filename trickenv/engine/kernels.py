@@ -586,24 +586,29 @@ def ids_into(bits, deck, row, start, count):
 
 
 @njit(inline="always")
+def hand_ids_into(full, second, deck, row, first_batch):
+    """row = the ids of the cards dealt to a seat (``full``), ascending within each batch: the first
+    ``first_batch`` from the first batch (``full & ~second``), then the second batch (King Calling)."""
+    ids_into(full & ~second, deck, row, 0, first_batch)
+    ids_into(second, deck, row, first_batch, row.shape[0] - first_batch)
+
+
+@njit(inline="always")
 def write_common_record(dealt, last_play, s, g, i, first_batch, common):
-    """Row i of the record fields every game has (``games.base.COMMON_FIELDS``, in that order),
+    """Row i of the record fields every game has (``games.base.common_fields``, in that order),
     for the last finished deal of game g.
 
-    Sizes come from the output arrays: players and cards per seat from ``deal``, the deck from
-    ``played_by``, tricks from ``trick_trump``. A seat's cards are listed ascending, its first
-    ``first_batch`` cards (its first batch, King Calling) before the rest.
+    Sizes come from the output arrays: players (and cards per seat) from ``deal``, the deck from
+    ``played_by``, tricks from ``trick_trump``. A seat's cards are listed as :func:`hand_ids_into` lists them.
     """
     dealer, deal, undealt, round_, trump, trick_trump, played_by, played_in, tricks, points, scores, totals, \
         match_over = common
-    n, per_seat, deck = deal.shape[1], deal.shape[2], played_by.shape[1]
+    n, deck = deal.shape[1], played_by.shape[1]
     dealer[i] = s[g, LAST_DEALER]
     held = U0
     for p in range(n):
-        full, second = dealt[g, 1, p], dealt[g, 1, 4 + p]
-        held |= full
-        ids_into(full & ~second, deck, deal[i, p], 0, first_batch)
-        ids_into(second, deck, deal[i, p], first_batch, per_seat - first_batch)
+        held |= dealt[g, 1, p]
+        hand_ids_into(dealt[g, 1, p], dealt[g, 1, 4 + p], deck, deal[i, p], first_batch)
     ids_into(((U1 << np.uint64(deck)) - U1) & ~held, deck, undealt[i], 0, undealt.shape[1])
     round_[i] = s[g, LAST_ROUND]
     trump[i] = s[g, LAST_TRUMP]

@@ -13,7 +13,7 @@ from trickenv import cards
 from trickenv.engine.layout import (
     DEALER, PHASE_NAMES, TAB_GAME, TAB_POINTS, TAB_STRENGTH, TAB_SUIT, TAB_TRUMP_STRENGTH,
 )
-from trickenv.engine.kernels import ids_into
+from trickenv.engine.kernels import hand_ids_into
 from trickenv.engine.state import State
 
 UNDEALT = -1
@@ -162,31 +162,22 @@ class GameSpec:
         Each seat's cards are ascending, its first batch first (King Calling), the
         form ``reset(deals=...)`` accepts; ``-1`` pads a seat that holds fewer.
         """
-        n, deck = self.num_players, self.deck
-        full, second = dealt[:, :n], dealt[:, 4:4 + n]
-        if not self.batch_sizes:
-            return bits_to_ids(full, deck, self.cards_per_seat)
-        return np.concatenate([bits_to_ids(full & ~second, deck, self.first_batch),
-                               bits_to_ids(second, deck, self.cards_per_seat - self.first_batch)], axis=-1)
+        d = np.ascontiguousarray(dealt, np.uint64)
+        out = np.empty((len(d), self.num_players, self.cards_per_seat), np.int8)
+        _dealt_cards(d, self.deck, self.first_batch, out)
+        return out
 
     def current_deals(self, state: State, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(deals [k, players, cards], dealers [k])`` of the deals now in play in ``games``."""
         return self.dealt_cards(state.dealt[games, 0]), state.s[games, DEALER].astype(np.int8)
 
 
-def bits_to_ids(bits: np.ndarray, deck: int, count: int) -> np.ndarray:
-    """Card ids (int8, ascending) of card bitsets ``bits`` that hold ``count`` cards each; -1 pads."""
-    b = np.asarray(bits, np.uint64)
-    out = np.empty((b.size, count), np.int8)
-    _bits_to_ids(b.reshape(-1), deck, out)
-    return out.reshape(b.shape + (count,))
-
-
 @njit(cache=True)
-def _bits_to_ids(bits, deck, out):
-    """out[i] = the first out.shape[1] cards (ids below deck, ascending) of bitset bits[i]; -1 pads."""
-    for i in range(bits.shape[0]):
-        ids_into(bits[i], deck, out[i], 0, out.shape[1])
+def _dealt_cards(dealt, deck, first_batch, out):
+    """out[i, p] = the ids of the cards dealt to seat p in ``dealt[i]`` (see GameSpec.dealt_cards)."""
+    for i in range(out.shape[0]):
+        for p in range(out.shape[1]):
+            hand_ids_into(dealt[i, p], dealt[i, 4 + p], deck, out[i, p], first_batch)
 
 
 RecordFields = tuple[tuple[str, type, tuple[int, ...]], ...]  # (name, dtype, shape after the games axis)
