@@ -15,7 +15,9 @@ observation (search) say so with ``needs_state = True`` and are called as
 ``act_batch(obs, mask, state=vec.state, games=rows)``, ``rows`` being the
 batch rows of ``obs`` (the seat to act is ``state.s[rows, TO_ACT]``); they may
 only read the state through :mod:`trickenv.sampler`, which keeps exactly what
-the acting seat could know.
+the acting seat could know. Code that drives agents calls them through
+:func:`act_rows` (batched env) and :func:`act_one` (AEC env), which pass the
+state exactly to the agents that ask for it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
+from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
 
 
@@ -70,6 +73,32 @@ def byte_rows(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray
     if obs.dtype not in (np.int8, np.uint8, np.bool_):
         obs = obs.astype(np.int8)  # observations are small integers in every encoding
     return np.ascontiguousarray(obs), np.ascontiguousarray(mask, np.bool_)
+
+
+def act_rows(agent: Any, obs: np.ndarray, mask: np.ndarray, state: State | None = None,
+             rows: np.ndarray | None = None) -> np.ndarray:
+    """``agent``'s actions for the batch rows ``rows`` of a batched env whose engine state is ``state``.
+
+    ``obs`` and ``mask`` are those rows' observations and masks, row ``i`` belonging to game
+    ``rows[i]``; the caller picks them (``obs[rows]``, or the env's buffers as they are when
+    ``rows`` is every game, which saves a copy), so nothing is copied here. An agent with
+    ``needs_state = True`` is called as ``act_batch(obs, mask, state=state, games=rows)``,
+    any other as ``act_batch(obs, mask)``: agents that read only the observation need not
+    accept the keywords, and ``state``/``rows`` may be left out for them. Returns what
+    ``act_batch`` returns (it may be reused by the agent's next call: copy it to keep it).
+    """
+    if getattr(agent, "needs_state", False):
+        return agent.act_batch(obs, mask, state=state, games=rows)
+    return agent.act_batch(obs, mask)
+
+
+def act_one(agent: Any, observation: dict[str, np.ndarray], state: State) -> int:
+    """``agent``'s action for one AEC observation dict: ``act(observation, state=state)`` for an agent
+    with ``needs_state = True`` (``state``: the AEC env's engine state, ``env.unwrapped.game``), else
+    ``act(observation)``."""
+    if getattr(agent, "needs_state", False):
+        return int(agent.act(observation, state=state))
+    return int(agent.act(observation))
 
 
 # name -> factory(spec, seed=..., **kwargs); filled by trickenv.agents.__init__

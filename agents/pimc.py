@@ -26,25 +26,6 @@ from trickenv.engine.layout import TO_ACT
 from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
 from trickenv.sampler import sample_worlds
-from trickenv.vector import PARALLEL_FROM, numba_threads
-
-
-# Weight of the seat's side card points (as a share of 120) added to the deal score, per game.
-TIEBREAK = {"koenigrufen": 1.0}
-# Which decisions are searched by default. In King Calling every sampled world
-# knows the partner, so searching the call and the declarations is blindly
-# optimistic (measured: -0.23 payment a deal against the rule-based agent); there
-# the rule-based agent makes those decisions and search plays the cards.
-SEARCH = {"koenigrufen": "cards"}
-
-
-def side_points(rec: dict[str, np.ndarray], seats: np.ndarray) -> np.ndarray:
-    """Card points (King Calling: with counted marriages) of ``seats[j]``'s side in deal record j."""
-    rows = np.arange(len(seats))
-    if "team_totals" in rec:
-        calling = rec["calling_side"][rows, seats]
-        return np.where(calling, rec["team_totals"][:, 0], rec["team_totals"][:, 1]).astype(np.float32)
-    return rec["points"][rows, seats].astype(np.float32)
 
 
 class PIMCAgent(BatchAgent):
@@ -55,6 +36,12 @@ class PIMCAgent(BatchAgent):
     It needs the engine state: ``act_batch(obs, mask, state=vec.state,
     games=rows)``, or ``act(observation, state=env.unwrapped.game)`` in the AEC
     env; it reads the state only through the world sampler.
+
+    ``search`` (``"all"`` or ``"cards"``: the rule-based agent makes the other
+    decisions) and ``tiebreak`` (the weight of the side's card points, a share of
+    120, added to the deal score) default to the game's ``GameSpec.search_decisions``
+    and ``GameSpec.search_tiebreak`` (King Calling: ``"cards"`` and 1; the game
+    module says why).
     """
 
     name = "pimc"
@@ -74,13 +61,11 @@ class PIMCAgent(BatchAgent):
         self.policy = make_agent(rollout, spec, seed=None if seed is None else seed + 7)
         self.seed = 0 if seed is None else int(seed)
         self.decisions = 0  # decisions searched so far (seeds each one's worlds)
-        # King Calling pays in whole stake units, so most moves tie on payment alone; the
-        # side's card points (1/120 of a unit for all of them) break those ties.
-        self.search = SEARCH.get(spec.name, "all") if search is None else search
+        self.search = spec.search_decisions if search is None else search
         if self.search not in ("all", "cards"):
             raise ValueError(f"search must be 'all' or 'cards', got {self.search!r}")
         self.bidder = make_agent("rules", spec, seed=None if seed is None else seed + 11) if self.search == "cards" else None
-        self.tiebreak = float(TIEBREAK.get(spec.name, 0.0) if tiebreak is None else tiebreak)
+        self.tiebreak = float(spec.search_tiebreak if tiebreak is None else tiebreak)
 
     def act(self, observation: dict[str, np.ndarray], state: State | None = None, game: int = 0) -> int:
         """One action for the AEC env: pass ``state=env.unwrapped.game``."""
@@ -158,7 +143,7 @@ class PIMCAgent(BatchAgent):
         gain = value[np.arange(len(index)), seat_of]
         if self.tiebreak:
             rec = spec.records(spec, sim, np.arange(sim.batch_size))
-            gain = gain + self.tiebreak * side_points(rec, seat_of) / 120.0
+            gain = gain + self.tiebreak * spec.side_points(spec, rec, seat_of) / 120.0
         means = []
         pos = 0
         for acts in legal:
@@ -181,10 +166,9 @@ def play_out(spec: GameSpec, sim: State, first: np.ndarray, policy: Any) -> np.n
     value = np.zeros((b, spec.num_players), np.float32)
     active = np.ones(b, np.bool_)
     actions = first.copy()
-    kernel = spec.step_kernel_parallel if b >= PARALLEL_FROM else spec.step_kernel
+    kernel = spec.step_kernel
     for _ in range(spec.num_actions * 4):  # more than any deal's decisions
-        with numba_threads(1):  # one thread, as the batched env (a busy core would stall two)
-            bad = kernel(*sim.arrays(), spec.cfg, spec.tab, actions, active, mask, obs, rewards, done, deal_end, False)
+        bad = kernel(*sim.arrays(), spec.cfg, spec.tab, actions, active, mask, obs, rewards, done, deal_end, False)
         if bad:
             raise RuntimeError(f"{bad} illegal playout actions (a bug in the rollout policy or the sampler)")
         value[deal_end] = rewards[deal_end]

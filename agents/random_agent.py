@@ -10,6 +10,8 @@ from trickenv.engine.kernels import U0, kth_bit, popcount, seed_states, uniform_
 from trickenv.engine.simd import W, nonzero16_any
 from trickenv.games.base import GameSpec
 
+COMPILE_LABEL = "the random agent"  # trickenv.engine.first_run
+
 
 @njit(cache=True)
 def _pick_random_legal(mask, rng, out):

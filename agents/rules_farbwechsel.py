@@ -48,8 +48,11 @@ from numba import njit
 
 import trickenv
 from trickenv.agents.base import BatchAgent, byte_rows
-from trickenv.engine.kernels import get_bits, popcount, seed_states
+from trickenv.agents.rules_common import one_hot
+from trickenv.engine.kernels import bit, get_bits, lowest_card, popcount, seed_states, splitmix
 from trickenv.games.base import GameSpec
+
+COMPILE_LABEL = "the Farbwechsel rule-based agent"  # trickenv.engine.first_run
 
 DECK = 32
 U0 = np.uint64(0)
@@ -82,38 +85,9 @@ def power_table(prm: np.ndarray) -> np.ndarray:
 
 
 @njit(inline="always")
-def _bit(c):
-    """Bitset holding only card c."""
-    return U1 << np.uint64(c)
-
-
-@njit(inline="always")
-def _lowest(x):
-    """Id of the lowest card in the non-empty bitset x."""
-    return popcount((x & (~x + U1)) - U1)
-
-
-@njit(inline="always")
 def _read_bits(obs, g, off):
     """The 32 entries obs[g, off:off+32] as a bitset."""
     return get_bits(obs, g, off, DECK)
-
-
-@njit(inline="always")
-def _read_onehot(obs, g, off, size):
-    """Index of the one in obs[g, off:off+size], -1 if none."""
-    for k in range(size):
-        if obs[g, off + k] != 0:
-            return k
-    return -1
-
-
-@njit(inline="always")
-def _mix(x):
-    """splitmix64 finaliser: a well-spread hash of x."""
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
 
 
 @njit(inline="always")
@@ -154,7 +128,7 @@ def _hand_value(hand, s, unseen, u_count, sw_unseen, cycle, value, suit, points,
     w = 0.0
     rest = hand
     while rest != U0:
-        x = _lowest(rest)
+        x = lowest_card(rest)
         rest &= rest - U1
         w += _keep_value(x, s, unseen, u_count, sw_unseen, cycle, suit, higher, suit_mask, prm, powers,
                          volatile) * (value + points[x])
@@ -193,7 +167,7 @@ def _declare(g, hand, mask, n, cycle, suit, points, higher, suit_mask, switch, p
         if (unseen >> np.uint64(c)) & U1:
             tot += points[c]
             if switch[c]:
-                sw_unseen |= _bit(c)
+                sw_unseen |= bit(c)
     value = prm[P_TRICK] * (n - 1) * tot / popcount(unseen)
     best_a, best_v = -1, -1e18
     for s in range(4):
@@ -205,7 +179,7 @@ def _declare(g, hand, mask, n, cycle, suit, points, higher, suit_mask, switch, p
             for c in range(DECK):
                 if suit[c] == s and switch[c] and (hand >> np.uint64(c)) & U1:
                     v += prm[P_QUEEN]
-        v += 1e-6 * np.float64(_mix(key + np.uint64(s)) >> np.uint64(11)) / 9007199254740992.0
+        v += 1e-6 * np.float64(splitmix(key + np.uint64(s)) >> np.uint64(11)) / 9007199254740992.0
         if v > best_v:
             best_a, best_v = DECK + s, v
     return best_a
@@ -230,7 +204,7 @@ def _act_kernel(obs, mask, out, n, tricks, partnership, cycle, o_played, o_in, o
     for g in range(obs.shape[0]):
         legal = get_bits(mask, g, 0, DECK)
         hand = _read_bits(obs, g, 0)
-        key = _mix(seed_key ^ _mix(hand))
+        key = splitmix(seed_key ^ splitmix(hand))
         if legal == U0:
             out[g] = -1
             for s in range(4):
@@ -240,7 +214,7 @@ def _act_kernel(obs, mask, out, n, tricks, partnership, cycle, o_played, o_in, o
                     break
             continue
         if legal & (legal - U1) == U0:  # one legal card: nothing to decide
-            out[g] = _lowest(legal)
+            out[g] = lowest_card(legal)
             continue
 
         # ---- what is public: who played what, in which trick, under which trump
@@ -252,13 +226,13 @@ def _act_kernel(obs, mask, out, n, tricks, partnership, cycle, o_played, o_in, o
         tts = get_bits(obs, g, o_tt, 4 * tricks)  # each trick's one-hot trump, 4 bits (10 tricks at most)
         for t in range(tricks):
             nib = (tts >> np.uint64(4 * t)) & np.uint64(15)
-            trick_trump[t] = _lowest(nib) if nib != U0 else -1
+            trick_trump[t] = lowest_card(nib) if nib != U0 else -1
             if nib != U0:
                 done += 1
-        trump = _read_onehot(obs, g, o_trump, 4)
-        dealer = _read_onehot(obs, g, o_dealer, n)
-        leader = _read_onehot(obs, g, o_leader, n)
-        key = _mix(key ^ played)
+        trump = one_hot(obs, g, o_trump, 4)
+        dealer = one_hot(obs, g, o_dealer, n)
+        leader = one_hot(obs, g, o_leader, n)
+        key = splitmix(key ^ played)
 
         # ---- replay the finished tricks: voids, and the suits opponents chose as trump
         for r in range(n):
@@ -271,7 +245,7 @@ def _act_kernel(obs, mask, out, n, tricks, partnership, cycle, o_played, o_in, o
         for t in range(done):
             tb = _read_bits(obs, g, o_in + t * DECK)
             for r in range(n):
-                cur_cards[r] = _lowest(tb & seat_bits[r])
+                cur_cards[r] = lowest_card(tb & seat_bits[r])
             tt = trick_trump[t]
             led = suit[cur_cards[lead]]
             win = lead
@@ -303,7 +277,7 @@ def _act_kernel(obs, mask, out, n, tricks, partnership, cycle, o_played, o_in, o
         led = -1
         r = leader
         for j in range(on_table):
-            c = _lowest(tb & seat_bits[r])
+            c = lowest_card(tb & seat_bits[r])
             table_pts += points[c]
             if switch[c]:
                 sw_on_table += 1
@@ -328,7 +302,7 @@ def _act_kernel(obs, mask, out, n, tricks, partnership, cycle, o_played, o_in, o
                 u_points[suit[c]] += points[c]
                 tot += points[c]
                 if switch[c]:
-                    sw_unseen |= _bit(c)
+                    sw_unseen |= bit(c)
         avg = tot / n_unseen if n_unseen > 0 else 0.0
         value = prm[P_TRICK] * (n - 1) * avg
         left = tricks - done
@@ -358,7 +332,7 @@ def _act_kernel(obs, mask, out, n, tricks, partnership, cycle, o_played, o_in, o
         best_v = -1e18
         rest = legal
         while rest != U0:
-            c = _lowest(rest)
+            c = lowest_card(rest)
             rest &= rest - U1
             lead_suit = suit[c] if on_table == 0 else led
             if on_table == 0 or _beats(c, best_card, trump, suit, strength):
@@ -385,7 +359,7 @@ def _act_kernel(obs, mask, out, n, tricks, partnership, cycle, o_played, o_in, o
                 n_sw_any = popcount(pool[r] & sw_unseen)
                 held_sw = (1.0 - void_p) * (1.0 - q[n_sw]) + void_p * (1.0 - q[n_sw_any])
                 no_switch_after *= 1.0 - 0.5 * held_sw
-            rest_hand = hand & ~_bit(c)
+            rest_hand = hand & ~bit(c)
             v = ours * expect
             v -= _keep_value(c, after, unseen, u_count, sw_unseen, cycle, suit, higher, suit_mask, prm, powers,
                              POW_STAY) * (
@@ -400,7 +374,7 @@ def _act_kernel(obs, mask, out, n, tricks, partnership, cycle, o_played, o_in, o
                     w_old = _hand_value(rest_hand, old, unseen, u_count, sw_unseen, cycle, value, suit, points,
                                         higher, suit_mask, enemy, prm, powers, POW_STAY)
                     v += prm[P_SWITCH] * no_switch_after * (w_new - w_old)
-            v += 1e-6 * np.float64(_mix(key + np.uint64(c)) >> np.uint64(11)) / 9007199254740992.0
+            v += 1e-6 * np.float64(splitmix(key + np.uint64(c)) >> np.uint64(11)) / 9007199254740992.0
             if prices.shape[0] > 0:
                 prices[g, c] = v
             if v > best_v:
@@ -432,7 +406,7 @@ class FarbwechselRules(BatchAgent):
         super().__init__(spec)
         self.seed = seed
         n, opt = spec.num_players, spec.options
-        off = spec.extra["obs_offsets"]
+        off = spec.obs_offsets
         sets = trickenv.card_sets(spec)
         suit = sets["suit"].astype(np.int64)
         self._suit = suit

@@ -59,9 +59,12 @@ import numpy as np
 from numba import njit
 
 from trickenv.agents.base import BatchAgent, byte_rows
-from trickenv.engine.kernels import popcount, seed_states, suit_bits
+from trickenv.agents.rules_common import mix, one_hot
+from trickenv.engine.kernels import lowest_card, popcount, seed_states, suit_bits
 from trickenv.engine.layout import PH_BID, PH_PLAY, PH_TRUMP
 from trickenv.games.base import GameSpec
+
+COMPILE_LABEL = "the Four Tricks rule-based agent"  # trickenv.engine.first_run
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
@@ -134,31 +137,7 @@ def _index(obs, g, off, n):
     return k if ones else -1
 
 
-@njit(cache=True, inline="always")
-def _card_in(obs, g, off, n):
-    """The card set in the one-hot card block ``obs[g, off:off+n]`` (-1 if none): stops at the card."""
-    for c in range(n):
-        if obs[g, off + c]:
-            return c
-    return -1
-
-
-@njit(cache=True, inline="always")
-def _mix(z):
-    """splitmix64 finaliser: 64 well-mixed bits from ``z``."""
-    z = z + np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
 # ---------------------------------------------------------------- card values
-
-
-@njit(cache=True, inline="always")
-def _lowest(x):
-    """Id of the lowest card of the non-empty bitset x."""
-    return popcount((x & (~x + U1)) - U1)
 
 
 @njit(cache=True, inline="always")
@@ -174,7 +153,7 @@ def _card_values(mine, out, out_n, trump, ranks, p, honour, odds, keep, higher):
         x = mine & suit
         guards = 0  # my cards of the suit below c: walked from the lowest up
         while x != U0:
-            c = _lowest(x)
+            c = lowest_card(x)
             x &= x - U1
             h = popcount(out & suit & ~((U1 << np.uint64(c + 1)) - U1))
             v = 1.0 if h == 0 else honour[h, guards]
@@ -270,7 +249,7 @@ def _choose_card(mine, out, out_n, trump, ranks, best, led, to_come, need, beat_
         if led >= 0 and s != led and mine & suit_bits(led, ranks) != U0:
             continue  # follow suit
         while x != U0:
-            c = _lowest(x)
+            c = lowest_card(x)
             x &= x - U1
             now = _now(c, s, higher[c], out_n, trump, best, best_suit, led, to_come, beat_will, p, odds)
             # Expected miss of the goal after this card, a shortfall weighing more than a surplus.
@@ -278,7 +257,7 @@ def _choose_card(mine, out, out_n, trump, ranks, best, led, to_come, need, beat_
             if miss < 0:
                 miss *= p[SHORT]
             spread = alpha * alpha * (var - keep[c] * (1.0 - keep[c])) + now * (1.0 - now)
-            salt = _mix(salt)
+            salt = mix(salt)
             # The mean square of the miss (its expected value squared plus its variance).
             cost = miss * miss + p[SPREAD] * spread + 1e-10 * np.float64(salt >> np.uint64(44))  # jitter: ties only
             if cost < lowest:
@@ -302,7 +281,7 @@ def rules_kernel(obs, mask, out, seed, layout, p, honour, odds):
         mine = _bits(obs, g, o_hand, deck, 1)
         gone = _bits(obs, g, o_played, deck, N)  # played by anyone this deal
         if has_up:
-            gone |= U1 << np.uint64(_card_in(obs, g, o_up, deck))
+            gone |= U1 << np.uint64(one_hot(obs, g, o_up, deck))
         out_cards = everything & ~(mine | gone)
         _suit_counts(out_cards, ranks, out_n)
         trump = _index(obs, g, o_trump, 5)
@@ -324,7 +303,7 @@ def rules_kernel(obs, mask, out, seed, layout, p, honour, odds):
             best = -1
             led = -1
             for j in range(played):
-                c = _card_in(obs, g, o_trick + ((leader + j) % N) * deck, deck)
+                c = one_hot(obs, g, o_trick + ((leader + j) % N) * deck, deck)
                 if j == 0:
                     best, led = c, c // ranks
                 elif (c // ranks == best // ranks and c > best) or (c // ranks == trump and best // ranks != trump):
@@ -337,7 +316,7 @@ def rules_kernel(obs, mask, out, seed, layout, p, honour, odds):
                 beat_will += p[DUCKER] if done else 1.0
             beat_will = beat_will / (N - 1 - played) if played < N - 1 else 1.0
             need = goals[0] - _index(obs, g, o_tricks, hand_size + 1)
-            salt = seed ^ _mix(mine) ^ _mix(gone + np.uint64(phase))
+            salt = seed ^ mix(mine) ^ mix(gone + np.uint64(phase))
             action = _choose_card(mine, out_cards, out_n, trump, ranks, best, led, N - 1 - played, need,
                                   beat_will, salt, p, honour, odds, keep, higher)
         if action < 0 or not mask[g, action]:
@@ -366,7 +345,7 @@ class FourTricksRules(BatchAgent):
             raise ValueError(f"unknown parameters {sorted(unknown)}; parameters are {list(PARAMS)}")
         self.seed = seed
         self.params = np.array([params.get(k, PARAMS[k]) for k in _KNOBS], np.float64)
-        offsets = spec.extra["obs_offsets"]
+        offsets = spec.obs_offsets
         ranks = spec.deck // 4
         has_up = int(spec.options["trump"] == "turn_up")
         self._layout = (spec.deck, ranks, spec.hand_size, has_up, *(int(offsets[b][0]) for b in LAYOUT_BLOCKS))

@@ -42,10 +42,13 @@ import numpy as np
 from numba import njit
 
 from trickenv.agents.base import BatchAgent, byte_rows
+from trickenv.agents.rules_common import mix, one_hot
 from trickenv.decode import card_sets
-from trickenv.engine.kernels import get_bits, seed_states
+from trickenv.engine.kernels import get_bits, popcount, seed_states
 from trickenv.games.base import GameSpec
 from trickenv.games.koenigrufen import A_ALL_TRICKS, A_CALL, A_HUNDRED, A_MARRIAGE
+
+COMPILE_LABEL = "the King Calling rule-based agent"  # trickenv.engine.first_run
 
 # Observation blocks the kernel reads, in the order of the offsets tuple it gets.
 BLOCKS = ("hand", "trick", "played", "trump", "own_status", "sides", "marriages", "big_declaration", "caller", "leader")
@@ -84,42 +87,15 @@ LEAD_CASH = 0.5  # lead a plain master point card when our side keeps the trick 
 
 
 @njit(inline="always")
-def _mix(x):
-    """splitmix64: 64 well-mixed bits of ``x`` (uint64)."""
-    z = x + np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(inline="always")
 def _jitter(h, a):
     """A deterministic tie-break in [0, 1e-3) for action ``a`` under hash ``h``."""
-    return float(_mix(h + np.uint64(a)) >> np.uint64(11)) * (1e-3 / 9007199254740992.0)
-
-
-@njit(inline="always")
-def _count(x):
-    """Number of cards in bitset ``x`` (SWAR popcount)."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return ((x * 0x0101010101010101) & 0x7FFFFFFFFFFFFFFF) >> 56
+    return float(mix(h + np.uint64(a)) >> np.uint64(11)) * (1e-3 / 9007199254740992.0)
 
 
 @njit(inline="always")
 def _bits(obs, g, off):
     """The 32 bits of an observation block as a card bitset."""
     return np.int64(get_bits(obs, g, off, DECK))
-
-
-@njit(inline="always")
-def _index(obs, g, off, n):
-    """Index of the one in a one-hot block, -1 if empty."""
-    for k in range(n):
-        if obs[g, off + k]:
-            return k
-    return -1
 
 
 @njit(inline="always")
@@ -161,9 +137,9 @@ def _odds(led, trump, unseen, hs, n_after, none, ruff):
     """Per later seat r, from its ``hs[r]`` unseen cards: ``none[r, 0, k]``, the chance it holds none of k given
     unseen cards; ``none[r, 1, k]`` the same given that it is void in the suit led; ``ruff[r]``, the chance it
     is void in the suit led and holds a trump."""
-    n = _count(unseen)
-    u_led = _count(_suit_bits(led) & unseen)
-    u_trump = _count(_suit_bits(trump) & unseen)
+    n = popcount(unseen)
+    u_led = popcount(_suit_bits(led) & unseen)
+    u_trump = popcount(_suit_bits(trump) & unseen)
     top = max(u_led, u_trump)  # no count of given cards asked for exceeds this
     for r in range(1, n_after + 1):
         h = hs[r]
@@ -182,7 +158,7 @@ def _p_ours(w, friend_w, led, n_after, trump, unseen, pf, none, ruff, suit, abov
     duty to beat), and the trick then belongs to that seat's side. ``none`` and
     ``ruff`` come from :func:`_odds` for this trick.
     """
-    higher = _count(above[w] & unseen)
+    higher = popcount(above[w] & unseen)
     x = friend_w
     for r in range(1, n_after + 1):
         if suit[w] != trump:
@@ -191,7 +167,7 @@ def _p_ours(w, friend_w, led, n_after, trump, unseen, pf, none, ruff, suit, abov
             b = 1.0 - none[r, 0, higher]
         else:
             # A plain suit was led and trumped: only a seat void in it may overtrump.
-            b = none[r, 0, _count(_suit_bits(led) & unseen)] * (1.0 - none[r, 1, higher])
+            b = none[r, 0, popcount(_suit_bits(led) & unseen)] * (1.0 - none[r, 1, higher])
         x = x * (1.0 - b) + b * pf[r]
     return x
 
@@ -207,7 +183,7 @@ def _keep(c, hand, trump, unseen, suit, rank, strength, points, above):
     if master and pts > 0:
         return PLAIN_MASTER + MASTER_SHARE * pts
     v = LOOSE_SHARE * pts + 0.1 * strength[c] + (PLAIN_MASTER if master and rank[c] > RANK_TEN else 0.0)
-    if _count(hand & _suit_bits(suit[c])) == 1:
+    if popcount(hand & _suit_bits(suit[c])) == 1:
         v -= SINGLETON
     return v
 
@@ -232,7 +208,7 @@ def _call(hand, h, rank):
     mine = hand & _suit_bits(best_s)
     ace = best_s * RANKS + RANK_A
     ten = best_s * RANKS + RANK_TEN
-    if _count(mine) == 4 and (mine >> ace) & 1 and (mine >> ten) & 1:
+    if popcount(mine) == 4 and (mine >> ace) & 1 and (mine >> ten) & 1:
         return A_CALL + ace  # four trumps headed by ace and ten: alone on purpose pays 3x
     # Highest card of the suit (by strength: A 10 K O U 9 8 7) that someone else holds.
     for r in (RANK_A, RANK_TEN, RANK_K, RANK_O, 4, 2, 1, 0):
@@ -264,7 +240,7 @@ def _sure_all_tricks(hand, trump, leading, above):
     if not leading:
         return False
     others = FULL & ~hand
-    if _count(trumps) < 8 - _count(trumps):
+    if popcount(trumps) < 8 - popcount(trumps):
         return False  # not enough leads to draw the missing trumps from one seat holding them all
     for c in range(DECK):
         if (hand >> c) & 1 and (above[c] & others) != 0:
@@ -306,7 +282,7 @@ def _declaration(obs, g, o, mask, hand, trump, caller, own, leading, suit, rank,
 def _friends(obs, g, o, caller, own, hs, full_hand, pf):
     """Fill ``pf[r]``: the chance that relative seat ``r`` is on our side (pf[0] = 1)."""
     pf[0] = 1.0
-    sides = _index(obs, g, o[K_SIDES], 5)
+    sides = one_hot(obs, g, o[K_SIDES], 5)
     if sides >= 0:
         partner = sides if sides < 4 else -1
         we_call = caller == 0 or partner == 0
@@ -341,7 +317,7 @@ def _friends(obs, g, o, caller, own, hs, full_hand, pf):
 def _lead(hand, legal, trump, all_tricks, unseen, pf, hs, h, none, ruff, suit, rank, strength, points, above):
     """The card to lead."""
     my_trumps = legal & _suit_bits(trump)
-    out_trumps = _count(unseen & _suit_bits(trump))
+    out_trumps = popcount(unseen & _suit_bits(trump))
     # Having declared all tricks, pull the trumps first with master trumps, so that no plain master gets trumped.
     # Otherwise a master trump is worth more kept: it captures the aces and tens of a later trick
     # (pulling trumps with it measured 0.07 per seat and deal worse in duplicate play).
@@ -373,7 +349,7 @@ def _lead(hand, legal, trump, all_tricks, unseen, pf, hs, h, none, ruff, suit, r
     best_v = 1e9
     for c in range(DECK):
         if (legal >> c) & 1 and suit[c] != trump and points[c] == 0:
-            v = strength[c] - 10.0 * _count(hand & _suit_bits(suit[c])) + _jitter(h, c)
+            v = strength[c] - 10.0 * popcount(hand & _suit_bits(suit[c])) + _jitter(h, c)
             if v < best_v:
                 best_v = v
                 best = c
@@ -438,20 +414,20 @@ def _act_kernel(obs, mask, o, full_hand, seed, suit, rank, strength, points, abo
         played = 0
         for r in range(SEATS):
             by_r = _bits(obs, g, o[K_PLAYED] + r * DECK)
-            hs[r] = HAND - _count(by_r)
+            hs[r] = HAND - popcount(by_r)
             played |= by_r
-        h = _mix(seed ^ np.uint64(hand) ^ (np.uint64(played) << np.uint64(32)))
+        h = mix(seed ^ np.uint64(hand) ^ (np.uint64(played) << np.uint64(32)))
         if mask[g, A_CALL]:  # the call phase: every call is legal
             out[g] = _call(hand, h, rank)
             continue
         legal = _bits(mask, g, 0)
-        trump = _index(obs, g, o[K_TRUMP], 4)
-        caller = _index(obs, g, o[K_CALLER], SEATS)
+        trump = one_hot(obs, g, o[K_TRUMP], 4)
+        caller = one_hot(obs, g, o[K_CALLER], SEATS)
         own = (obs[g, o[K_OWN]] == 1, obs[g, o[K_OWN] + 1] == 1, obs[g, o[K_OWN] + 2] == 1)
         n_played = 0
         for r in range(SEATS):
             in_trick = _bits(obs, g, o[K_TRICK] + r * DECK)  # one card or none
-            trick[r] = _count(in_trick - 1 & ~in_trick) if in_trick else -1
+            trick[r] = popcount(in_trick - 1 & ~in_trick) if in_trick else -1
             n_played += in_trick != 0
         if mask[g, A_HUNDRED] or mask[g, A_ALL_TRICKS] or mask[g, A_MARRIAGE] or mask[g, A_MARRIAGE + 1] \
                 or mask[g, A_MARRIAGE + 2] or mask[g, A_MARRIAGE + 3]:
@@ -459,7 +435,7 @@ def _act_kernel(obs, mask, o, full_hand, seed, suit, rank, strength, points, abo
             if d >= 0:
                 out[g] = d
                 continue
-        if _count(legal) == 1:
+        if popcount(legal) == 1:
             for c in range(DECK):
                 if (legal >> c) & 1:
                     out[g] = c
@@ -471,7 +447,7 @@ def _act_kernel(obs, mask, o, full_hand, seed, suit, rank, strength, points, abo
             out[g] = _lead(hand, legal, trump, all_tricks, unseen, pf, hs, h, none, ruff, suit, rank, strength, points,
                            above)
         else:
-            lead_seat = _index(obs, g, o[K_LEADER], SEATS)
+            lead_seat = one_hot(obs, g, o[K_LEADER], SEATS)
             out[g] = _follow(hand, legal, trump, trick, lead_seat, n_played, unseen, pf, hs, h, none, ruff,
                              suit, rank, strength, points, above)
 
@@ -486,7 +462,7 @@ class KoenigrufenRules(BatchAgent):
         if spec.name != "koenigrufen":
             raise ValueError(f"KoenigrufenRules plays koenigrufen, not {spec.name}")
         self.seed = seed
-        offsets = spec.extra["obs_offsets"]
+        offsets = spec.obs_offsets
         self._o = tuple(int(offsets[b][0]) for b in BLOCKS)
         self._full_hand = spec.options.get("partner_from", "first_batch") == "full_hand"
         self._seed = np.uint64(seed_states(seed, 1)[0])

@@ -23,6 +23,7 @@ import numpy as np
 
 import trickenv
 from trickenv.agents import make_agent
+from trickenv.agents.base import act_rows
 
 VARIANTS = {
     "four_tricks": {"default (48, dealer trump)": {}, "deck=52 (turn_up)": {"deck": 52}, "trump=none": {"trump": "none"},
@@ -43,9 +44,7 @@ def self_play(game: str, options: dict, agent_name: str, batch: int, seconds: fl
     obs, mask, _ = vec.reset()
 
     def act():
-        if getattr(agent, "needs_state", False):
-            return agent.act_batch(obs, mask, state=vec.state, games=rows)
-        return agent.act_batch(obs, mask)
+        return act_rows(agent, obs, mask, vec.state, rows)
 
     # Warm up through the first deal ends. Every deal has the same number of decisions, so
     # deals end in bursts: the clock runs from one burst to a later one, over whole deals.

@@ -8,13 +8,11 @@ Every figure is timed with process CPU time (``time.process_time``) on one numba
 thread, so a busy machine slows it far less than it slows the wall clock; the
 wall-clock figure follows in brackets. Each is the median of ``--repeats`` runs.
 
-The targets table (the speed goals of the engine): the batched env at ``--batch`` games per call with
-the kernel it uses there (the parfor kernel, ``threads=1``); the plain serial
-kernel on the same games (the one small batches and the AEC env use) and its
-cost relative to the parfor one (the goal for small batches, which use it: per game,
-at most 1.2x); a small batch (``--small-batch``) twice, the kernel called alone and
-through ``VecEnv.step``, with what each call costs beyond its games (the arguments'
-unboxing, Python); the random agent (``act_batch``) timed apart; env and
+The targets table (the speed goals of the engine): the batched env at ``--batch`` games per call
+(``threads=1``; every batch size and the AEC env run the same step kernel); a small batch
+(``--small-batch``) twice, the kernel called alone and through ``VecEnv.step``, with what
+each call costs beyond its games (the arguments' unboxing, Python); the random agent
+(``act_batch``) timed apart; env and
 policy together; the AEC loop (``agent_iter`` / ``last`` / ``step`` with
 ``RandomAgent.act``). Batched rows time ``step`` alone: it returns observation +
 mask for every game. "+ records" rows also call ``deal_records()`` after every
@@ -41,11 +39,10 @@ VARIANTS = {
     "farbwechsel": [{}, {"num_players": 4}, {"switch_ranks": ("Q", "J")}],
     "koenigrufen": [{}, {"partner_from": "full_hand"}],
 }
-# The speed goals: batched decision steps/s on one thread, AEC steps/s, policy ns/decision, serial/parfor.
+# The speed goals: batched decision steps/s on one thread, AEC steps/s, policy ns/decision.
 TARGET_BATCHED = {"four_tricks": 20e6, "farbwechsel": 15e6, "koenigrufen": 15e6}
 TARGET_AEC = 150e3
 TARGET_POLICY_NS = 10.0
-TARGET_SERIAL_RATIO = 1.2
 
 
 class Clock:
@@ -66,12 +63,10 @@ def bench_vec(game: str, options: dict, batch: int, seconds: float, threads: int
               records: bool = False) -> tuple[float, float, float, float]:
     """(env ns/step cpu, wall, policy ns/decision cpu, wall) of random play in the batched env.
 
-    ``kernel``: "default" (what VecEnv picks), "serial" (the plain kernel whatever the batch),
-    "bare" (what VecEnv picks, called directly: the kernel without ``VecEnv.step``'s Python).
+    ``kernel``: "default" (``VecEnv.step``) or "bare" (the compiled kernel called directly, without
+    ``VecEnv.step``'s Python).
     """
     v = trickenv.make_vec(game, batch, seed=0, threads=threads, **options)
-    if kernel == "serial":
-        v._step_kernel = v.spec.step_kernel
     agent = RandomAgent(0)
     obs, mask, player = v.reset()
     for _ in range(3):  # warm up
@@ -160,13 +155,13 @@ def main() -> None:
     ap.add_argument("--variants", choices=("default", "all"), default="default",
                     help="default: each game's default options; all: the variants in VARIANTS")
     ap.add_argument("--batch", type=int, default=4096, help="games per call in the targets table")
-    ap.add_argument("--small-batch", type=int, default=64, help="small batch (plain kernel) in the targets table")
+    ap.add_argument("--small-batch", type=int, default=64, help="small batch in the targets table")
     ap.add_argument("--batches", nargs="+", type=int, default=[256, 1024, 4096, 16384],
                     help="batch sizes of the detail table")
     ap.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per timed run")
     ap.add_argument("--repeats", type=int, default=3, help="runs per figure (the median is shown)")
     ap.add_argument("--threads", nargs="+", type=int, default=[1],
-                    help="numba thread counts of the detail table (above 1: read the wall clock)")
+                    help="thread counts of the detail table (above 1: read the wall clock)")
     ap.add_argument("--reset-batch", type=int, default=65536, help="games per reset in the reset table")
     ap.add_argument("--quick", action="store_true", help="print the targets table only")
     args = ap.parse_args()
@@ -176,20 +171,17 @@ def main() -> None:
     print(f"numba {numba.__version__}, {numba.config.NUMBA_NUM_THREADS} threads, numpy {np.__version__}; "
           f"CPU time per figure, median of {args.repeats} (wall clock in brackets)")
     print()
-    print(f"Targets (1 thread). env: VecEnv.step of {args.batch} games (parfor kernel); serial: the plain kernel "
-          f"on the same games; small: {args.small_batch} games, the kernel alone (the plain one, as VecEnv picks "
-          f"it there), then VecEnv.step (the kernel and Python's cost per call); call µs: what a call costs beyond "
-          f"the serial ns/step of its games; policy: RandomAgent.act_batch.")
+    print(f"Targets (1 thread). env: VecEnv.step of {args.batch} games; small: {args.small_batch} games, the "
+          f"kernel alone, then VecEnv.step (the kernel and Python's cost per call); call µs: what a call costs "
+          f"beyond the env ns/step of its games; policy: RandomAgent.act_batch.")
     print()
-    print("| variant | env ns/step | env M steps/s | target | serial ns/step | serial/env | small ns/step: kernel, "
+    print("| variant | env ns/step | env M steps/s | target | small ns/step: kernel, "
           "step | call µs: kernel, step | policy ns/decision | env+policy M steps/s | AEC steps/s |")
-    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|")
     for game in args.games:
         for options in (VARIANTS[game] if args.variants == "all" else VARIANTS[game][:1]):
             env_c, env_w, pol_c, pol_w = median_runs(
                 lambda: bench_vec(game, options, args.batch, args.seconds), args.repeats)
-            ser_c, ser_w, _, _ = median_runs(
-                lambda: bench_vec(game, options, args.batch, args.seconds, kernel="serial"), args.repeats)
             bare_c, _, _, _ = median_runs(
                 lambda: bench_vec(game, options, args.small_batch, args.seconds, kernel="bare"), args.repeats)
             small_c, _, _, _ = median_runs(
@@ -197,13 +189,12 @@ def main() -> None:
             aec_c, aec_w = median_runs(lambda: bench_aec(game, options, args.seconds), args.repeats)
             rate = 1e3 / env_c
             goals = [(rate * 1e6 >= TARGET_BATCHED[game], f">= {TARGET_BATCHED[game] / 1e6:.0f}M"),
-                     (ser_c / env_c <= TARGET_SERIAL_RATIO, f"serial <= {TARGET_SERIAL_RATIO}x"),
                      (pol_c <= TARGET_POLICY_NS, f"policy <= {TARGET_POLICY_NS:.0f} ns"),
                      (aec_c >= TARGET_AEC, f"AEC >= {TARGET_AEC / 1e3:.0f}k")]
             print(f"| {label(game, options)} | {env_c:.1f} ({env_w:.1f}) | {rate:.1f} ({1e3 / env_w:.1f}) "
                   f"| {targets(goals)} "
-                  f"| {ser_c:.1f} ({ser_w:.1f}) | {ser_c / env_c:.2f}x | {bare_c:.1f}, {small_c:.1f} "
-                  f"| {(bare_c - ser_c) * args.small_batch / 1e3:.1f}, {(small_c - ser_c) * args.small_batch / 1e3:.1f} "
+                  f"| {bare_c:.1f}, {small_c:.1f} "
+                  f"| {(bare_c - env_c) * args.small_batch / 1e3:.1f}, {(small_c - env_c) * args.small_batch / 1e3:.1f} "
                   f"| {pol_c:.1f} ({pol_w:.1f}) | {1e3 / (env_c + pol_c):.1f} ({1e3 / (env_w + pol_w):.1f}) "
                   f"| {aec_c:,.0f} ({aec_w:,.0f}) |", flush=True)
     if args.quick:

@@ -9,7 +9,7 @@
   returns the deal records (docs/records.md) in game order. :func:`rotations`
   and :func:`substitution` build the two duplicate designs the notebooks use.
 - **Statistics.** Means with Student-t intervals (``mean_ci`` of
-  ``trickenv.agents.evaluation``), ratios and least squares with intervals that
+  ``trickenv.agents.statistics``), ratios and least squares with intervals that
   treat the deal as the independent unit (cluster-robust), and the sentence
   helpers that turn an interval into words.
 """
@@ -27,7 +27,8 @@ import numpy as np
 
 import trickenv
 from trickenv.agents import make_agent
-from trickenv.agents.evaluation import mean_ci, t_quantile
+from trickenv.agents.base import act_rows
+from trickenv.agents.statistics import mean_ci, t_quantile
 from trickenv.agents.policy import PolicyAgent, load_policy, shipped_model_path
 from trickenv.vector import VecEnv
 
@@ -120,8 +121,9 @@ def play(spec, deals: np.ndarray, dealers: np.ndarray, agents: Sequence[Any], se
 
     One deal per game, on the batched engine (``chunk`` games at a time, one numba
     thread). Every agent is called once per engine step with the rows where its
-    seat is to act (search agents, ``needs_state``, with ``state=vec.state,
-    games=rows``). Returns the deal records (docs/records.md) as arrays in game order.
+    seat is to act (:func:`trickenv.agents.base.act_rows`: search agents,
+    ``needs_state``, with ``state=vec.state, games=rows``). Returns the deal
+    records (docs/records.md) as arrays in game order.
     """
     n = spec.num_players
     total = len(deals)
@@ -145,10 +147,7 @@ def play(spec, deals: np.ndarray, dealers: np.ndarray, agents: Sequence[Any], se
                 rows = np.flatnonzero(active & (owner == a))
                 if rows.size == 0:
                     continue
-                if getattr(agent, "needs_state", False):
-                    actions[rows] = agent.act_batch(obs[rows], mask[rows], state=vec.state, games=rows)
-                else:
-                    actions[rows] = agent.act_batch(obs[rows], mask[rows])
+                actions[rows] = act_rows(agent, obs[rows], mask[rows], vec.state, rows)
             obs, mask, player, _, _ = vec.step(actions, where=active)
             if vec.deal_end.any():
                 rec = vec.deal_records()
@@ -280,12 +279,12 @@ def verdict(lo: float, hi: float, good: str = "helps", bad: str = "hurts", none:
 class View:
     """The parts of a batch of Farbwechsel observations that the advice players read (relative seats, 0 = me).
 
-    Reads the blocks through ``spec.extra["obs_offsets"]`` (docs/observations/farbwechsel.md);
+    Reads the blocks through ``spec.obs_offsets`` (docs/observations/farbwechsel.md);
     ``trickenv.decode`` gives the same arrays (and more) at a higher cost per call.
     """
 
     def __init__(self, spec, obs: np.ndarray) -> None:
-        off = spec.extra["obs_offsets"]
+        off = spec.obs_offsets
         n, t = spec.num_players, spec.num_tricks
         b = obs.shape[0]
 

@@ -1,5 +1,5 @@
 """The engine's fast paths give exactly what the plain ones gave: dealing, the random agent,
-the plain and parfor step kernels, and the AEC env's direct step path."""
+one and two threads of the step kernel, and the AEC env's direct step path."""
 
 from __future__ import annotations
 
@@ -130,9 +130,9 @@ def test_random_agent_picks_as_before():
 
 
 @pytest.mark.parametrize("game,options", VARIANTS[::2], ids=IDS[::2])
-def test_plain_and_parfor_kernels_play_the_same(game, options):
-    envs = [trickenv.make_vec(game, 150, seed=8, **options) for _ in range(2)]
-    envs[1]._step_kernel = envs[1].spec.step_kernel  # the plain kernel on a batch the parfor one serves
+def test_one_and_two_threads_play_the_same(game, options):
+    envs = [trickenv.make_vec(game, 150, seed=8, threads=t, **options) for t in (1, 2)]
+    assert envs[1]._parallel  # two slices of the batch, stepped at once
     outs = [e.reset() for e in envs]
     agent = RandomAgent(1)
     for t in range(120):
@@ -178,10 +178,10 @@ def test_aec_step_path_follows_replaced_and_copied_state(game):
 
 
 @pytest.mark.parametrize("game", ["four_tricks", "koenigrufen"])
-@pytest.mark.parametrize("batch", [16, 150])  # the plain kernel and the parfor one
-def test_vec_step_path_follows_replaced_and_copied_state(game, batch):
+@pytest.mark.parametrize("batch,threads", [(16, 1), (150, 1), (150, 2)])  # one call, and slices on two threads
+def test_vec_step_path_follows_replaced_and_copied_state(game, batch, threads):
     """VecEnv.step binds its kernel arguments to env.state: replacing the state or copying the env rebinds."""
-    envs = [trickenv.make_vec(game, batch, seed=5) for _ in range(3)]
+    envs = [trickenv.make_vec(game, batch, seed=5, threads=threads) for _ in range(3)]
     outs = [e.reset() for e in envs]
     agent = RandomAgent(2)
 
@@ -225,3 +225,17 @@ def test_order_enforcing_still_enforces():
         next(it)
     env.agent_selection = "player_1"  # writes go to the env
     assert env.unwrapped.agent_selection == "player_1"
+
+
+def test_an_illegal_action_in_one_slice_leaves_every_slice_unchanged():
+    """With two threads each slice of the batch is stepped apart; the batch is checked first, as in one call."""
+    vec = trickenv.make_vec("farbwechsel", 150, seed=3, threads=2)
+    obs, mask, _ = vec.reset()
+    before = [a.copy() for a in vec.state.arrays()], obs.copy(), mask.copy()
+    actions = np.argmax(mask, axis=1)
+    actions[140] = int(np.flatnonzero(~mask[140])[0])  # the second slice's game; the first slice is all legal
+    with pytest.raises(ValueError, match="1 illegal action"):
+        vec.step(actions)
+    for a, b in zip(before[0], vec.state.arrays()):
+        assert np.array_equal(a, b)
+    assert np.array_equal(before[1], obs) and np.array_equal(before[2], mask)

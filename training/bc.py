@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from trickenv.agents import make_agent
+from trickenv.agents.base import act_rows
 from trickenv.agents.features import Features
 from trickenv.games.base import GameSpec
 from trickenv.rewards import reward_scale
@@ -47,7 +48,7 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
         raise ValueError(f"mix must be a share of seats in [0, 1], got {mix!r}")
     vec = VecEnv(spec, batch, seed=seed)
     agent = make_agent(teacher, spec, seed=seed, **teacher_options)
-    search = {"state": vec.state, "games": np.arange(batch)} if getattr(agent, "needs_state", False) else {}
+    rows = np.arange(batch)  # every game is to act at every step
     rules = make_agent("rules", spec, seed=seed) if mix > 0 else None
     seat_rng = np.random.default_rng([seed, 29])
     by_rules = seat_rng.random((batch, spec.num_players)) < mix
@@ -66,10 +67,10 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
         bar = tqdm(total=samples, desc=f"demonstrations ({teacher})", unit="decision", dynamic_ncols=True)
     while steps * batch < samples or steps < per_deal:
         if searched:
-            a, values = agent.search_batch(obs, mask, **search)
+            a, values = agent.search_batch(obs, mask, state=vec.state, games=rows)
             val_l.append(values)
         else:
-            a = np.array(agent.act_batch(obs, mask, **search), np.int64)
+            a = np.array(act_rows(agent, obs, mask, vec.state, rows), np.int64)
         played = a
         if rules is not None:
             played = np.where(by_rules[np.arange(batch), player], rules.act_batch(obs, mask), a)

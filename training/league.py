@@ -28,7 +28,9 @@ from typing import Any
 import numpy as np
 
 from trickenv.agents import make_agent
+from trickenv.agents.base import act_rows
 from trickenv.agents.policy import PolicyAgent, load_policy, save_policy
+from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
 
 
@@ -43,17 +45,22 @@ class Schedule:
 
 
 class TimedAgent:
-    """Wraps an agent and adds up the seconds spent in its ``act_batch`` (the opponents' share)."""
+    """Wraps an agent and adds up the seconds spent in its ``act_batch`` (the opponents' share).
+
+    It needs the engine state when the wrapped agent does, and hands it on the same way
+    (:func:`trickenv.agents.base.act_rows`): the agent is called exactly as without the wrapper.
+    """
 
     def __init__(self, agent: Any, clock: list[float]) -> None:
         self.agent, self.clock = agent, clock
         self.needs_state = getattr(agent, "needs_state", False)
         self.name = getattr(agent, "name", "agent")
 
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray, **kwargs: Any) -> np.ndarray:
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, state: State | None = None,
+                  games: np.ndarray | None = None) -> np.ndarray:
         """The wrapped agent's actions, timed."""
         t0 = time.perf_counter()
-        out = self.agent.act_batch(obs, mask, **kwargs)
+        out = act_rows(self.agent, obs, mask, state, games)
         self.clock[0] += time.perf_counter() - t0
         return out
 

@@ -33,7 +33,6 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from trickenv.agents.features import Features
-from trickenv.agents.pimc import side_points
 from trickenv.single_seat import SeatEnv
 
 
@@ -78,7 +77,8 @@ class SeatVecEnv(VecEnv):
             rec = self.seat_env.deal_records()
             games = rec["game"]
             reward = reward.copy()
-            reward[games] += self.points_bonus * (side_points(rec, info["seat"][games]) - 60.0) / 120.0
+            spec = self.seat_env.spec
+            reward[games] += self.points_bonus * (spec.side_points(spec, rec, info["seat"][games]) - 60.0) / 120.0
         feats = self.features(obs)
         self._ep_return += reward
         self._ep_length += 1

@@ -74,11 +74,12 @@ def _register_gymnasium() -> None:
 
 _register_gymnasium()
 
-# Start numba's thread pool now. Starting it (VecEnv.step does on its first call) sets OpenMP's
-# thread count to numba's default, and on numba's OpenMP layer that is the count torch uses too:
-# a torch.set_num_threads(1) made before then was silently undone, and small networks ran 10-30x
-# slower on a busy 2-core machine. Started at import, a torch.set_num_threads made after
-# `import trickenv` stays in force.
+# Start numba's thread pool now. Starting it (anything that asks numba for its thread count or runs
+# a parallel kernel does) sets OpenMP's thread count to numba's default, and on numba's OpenMP layer
+# that is the count torch uses too: a torch.set_num_threads(1) made before then was silently undone,
+# and small networks ran 10-30x slower on a busy 2-core machine. trickenv's kernels run no numba
+# threads (VecEnv(threads=k) steps slices of the batch on Python threads), but code beside it may.
+# Started at import, a torch.set_num_threads made after `import trickenv` stays in force.
 numba.get_num_threads()
 
 

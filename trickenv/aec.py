@@ -9,13 +9,12 @@ from gymnasium import spaces
 from gymnasium.logger import warn
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
-from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from trickenv.engine.kernels import seed_states
 from trickenv.engine.layout import PHASE, PH_DONE, TO_ACT
 from trickenv.games.base import GameSpec, check_dealer, empty_record
 from trickenv.rewards import worst_score
-from trickenv.vector import compiled
+from trickenv.engine.entry import compiled
 
 ILLEGAL_MODES = ("raise", "penalize")
 RESET_OPTIONS = ("deal", "dealer")
@@ -385,31 +384,49 @@ class OrderEnforcing(OrderEnforcingWrapper):
     ``last``, ``step``, ``agent_iter`` and the attributes read on every step
     (``agent_selection``, ``agents``, ``rewards``, ``terminations``, ``truncations``,
     ``infos``, ``_cumulative_rewards``) go to the env directly, with the same checks.
+
+    It keeps its own flags (reset seen; stepped since the iterator last yielded) and its own
+    agent iterator, and uses no private name of PettingZoo's, only the stock wrapper's public
+    methods: what it does not handle itself (anything before reset, a step once every agent is
+    done) goes to them, so the errors and warnings are PettingZoo's. ``reset`` goes through the
+    stock one too, so the stock ``observe``, ``state`` and ``render`` see the env as reset.
+    tests/test_order_enforcing.py compares the two wrappers call by call.
     """
+
+    def __init__(self, env: AECEnv) -> None:
+        self._reset_seen = False
+        self._stepped = False  # step() or reset() since the agent iterator last yielded
+        super().__init__(env)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new episode (see TrickEnv.reset)."""
+        self._reset_seen = self._stepped = True
+        super().reset(seed=seed, options=options)
 
     def last(self, observe: bool = True):
         """``(observation, cumulative reward, termination, truncation, info)`` of agent_selection."""
-        if not self._has_reset:
+        if not self._reset_seen:
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.last(observe)
 
     def step(self, action: Any) -> None:
         """Play ``action`` for ``agent_selection`` (as PettingZoo's wrapper: not before reset)."""
-        if self._has_reset and self.env.agents:
-            self._has_updated = True
-            self.env.step(action)
-        else:
-            super().step(action)
+        if self._reset_seen:
+            self._stepped = True
+            if self.env.agents:
+                self.env.step(action)
+                return
+        super().step(action)  # raises before reset; warns once every agent is done
 
     def agent_iter(self, max_iter: int = 2**63) -> "_AgentIterable":
         """Yields agent_selection until every agent is done (each iteration must step)."""
-        if not self._has_reset:
-            super().agent_iter(max_iter)  # raises
+        if not self._reset_seen:
+            return super().agent_iter(max_iter)  # raises
         return _AgentIterable(self, max_iter)
 
     def _reset_attr(name: str) -> property:  # noqa: N805 (a helper of the class body)
         def get(self):
-            if not self._has_reset:
+            if not self._reset_seen:
                 raise AttributeError(f"{name} cannot be accessed before reset")
             return getattr(self.env, name)
 
@@ -435,17 +452,28 @@ class OrderEnforcing(OrderEnforcingWrapper):
         self.env._cumulative_rewards = value
 
 
-class _AgentIterable(AECOrderEnforcingIterable):
+class _AgentIterable:
+    """What ``OrderEnforcing.agent_iter`` returns: each ``iter()`` starts a new count of ``max_iter``."""
+
+    __slots__ = ("env", "max_iter")
+
+    def __init__(self, env: OrderEnforcing, max_iter: int) -> None:
+        self.env, self.max_iter = env, max_iter
+
     def __iter__(self) -> "_AgentIterator":
         return _AgentIterator(self.env, self.max_iter)
 
 
-class _AgentIterator(AECOrderEnforcingIterator):
+class _AgentIterator:
     """PettingZoo's order-enforcing agent iterator, reading the raw env directly."""
 
+    __slots__ = ("env", "raw", "iters_til_term")
+
     def __init__(self, env: OrderEnforcing, max_iter: int) -> None:
-        super().__init__(env, max_iter)
-        self.raw = env.env
+        self.env, self.raw, self.iters_til_term = env, env.env, max_iter
+
+    def __iter__(self) -> "_AgentIterator":
+        return self
 
     def __next__(self) -> str:
         raw = self.raw
@@ -453,8 +481,8 @@ class _AgentIterator(AECOrderEnforcingIterator):
             raise StopIteration
         self.iters_til_term -= 1
         env = self.env
-        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
-        env._has_updated = False
+        assert env._stepped, "need to call step() or reset() in a loop over `agent_iter`"
+        env._stepped = False
         return raw.agent_selection
 
 

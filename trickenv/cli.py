@@ -1,4 +1,4 @@
-"""Command line: ``trickenv play GAME`` plays against the agents, ``trickenv info GAME`` shows its spaces,
+"""Command line: ``trickenv play GAME`` plays against the agents, ``trickenv info GAME`` shows its options and spaces,
 ``trickenv eval GAME --agents a,b`` compares agents on duplicate deals, ``trickenv tournament`` runs
 them all in every game, ``trickenv train GAME`` trains a player."""
 
@@ -43,14 +43,34 @@ def play(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
 
 
 def info(game: str, options: dict[str, Any]) -> None:
-    """Print the spaces and resolved options of a game."""
+    """Print the spaces, the options table (value, allowed values, default, meaning) and the observation blocks."""
     env = trickenv.make(game, **options)
     spec = env.unwrapped.spec
     print(f"{game}: {spec.num_players} players, {spec.deck} cards, {spec.num_tricks} tricks")
     print(f"options: {spec.options}")
+    for line in option_lines(spec):
+        print(line)
     print(f"actions: Discrete({spec.num_actions}); observation: int8[{spec.obs_size}]")
-    for block, (off, size) in spec.extra.get("obs_offsets", {}).items():
+    for block, (off, size) in spec.obs_offsets.items():
         print(f"  {block:<12} {off:>5} .. {off + size - 1}")
+
+
+def option_lines(spec: Any) -> list[str]:
+    """The game's options table (``GameSpec.option_table``) with the values in use; each meaning below its row."""
+    import textwrap
+
+    from trickenv.games.base import literal
+
+    rows = [("option", "value", "default", "allowed")]
+    rows += [(o.name, literal(spec.options[o.name]), o.default_doc, o.values) for o in spec.option_table]
+    widths = [max(len(r[k]) for r in rows) for k in range(3)]
+    out = []
+    for k, row in enumerate(rows):
+        out.append("  " + "  ".join(f"{cell:<{w}}" for cell, w in zip(row, widths)) + "  " + row[3])
+        if k:
+            out += textwrap.wrap(spec.option_table[k - 1].comment, 100, initial_indent=" " * 6,
+                                 subsequent_indent=" " * 6, break_on_hyphens=False)
+    return out
 
 
 def evaluate(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
@@ -155,6 +175,9 @@ def train(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the ``trickenv`` command."""
+    from trickenv.engine.first_run import announce_compiles
+
+    announce_compiles()  # a first run's compile wait is said, not silent
     ap = argparse.ArgumentParser(prog="trickenv", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser(
@@ -193,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--csv", default=None, metavar="PATH", help="write the results as CSV (long form)")
     p.add_argument("--chunk", type=int, default=256, help="deals per batched env (chunk x seatings games)")
     p.add_argument("--seatings", choices=("rotations", "all"), default="rotations")
-    p.add_argument("--threads", type=int, default=1, help="numba threads for the env step")
+    p.add_argument("--threads", type=int, default=1, help="threads for the env step (each steps a slice of the batch)")
     p.add_argument("--no-ratings", action="store_true", help="skip the openskill ratings")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p = sub.add_parser("tournament", help="duplicate tournament of the bundled agents in all three games")

@@ -130,5 +130,5 @@ def card_sets(game: Any, **options: Any) -> dict[str, np.ndarray]:
     }
     for name, face in (("aces", "A"), ("kings", "K"), ("queens", "Q"), ("jacks", "J"), ("tens", "10")):
         out[name] = rank == faces.index(face)
-    out.update({k: np.asarray(v).copy() for k, v in spec.extra.get("card_sets", {}).items()})
+    out.update({k: np.asarray(v).copy() for k, v in spec.card_sets.items()})
     return out

@@ -169,7 +169,6 @@ class Table:
         self.quit = False
         self.deal_no = 0
         self._shown_trick: tuple[int, int] | None = None
-        self._sides = -1
         self._has_points = bool(self.spec.tab[TAB_POINTS, :self.spec.deck].any())
         # deals to be played, if known (a match with win_at ends when someone reaches it)
         self._planned = self.deals if not match else (
@@ -194,6 +193,10 @@ class Table:
     def card(self, c: int) -> str:
         """A card with its suit symbol, e.g. ``Q♥``."""
         return cards.card_symbol(int(c), self.spec.deck)
+
+    def suit(self, s: int) -> str:
+        """A suit's symbol and name, e.g. ``♥ hearts``."""
+        return _suit(s)
 
     def action_text(self, a: int) -> str:
         """A card with its suit symbol, or the game's name for the action with cards and suits shown as symbols."""
@@ -237,6 +240,8 @@ class Table:
         return self._summary()
 
     def _play_episode(self) -> None:
+        from trickenv.agents.base import act_one  # here, not at import: the agents import trickenv
+
         env = self.env
         self._deal_start()
         while True:
@@ -249,10 +254,8 @@ class Table:
                 self._show_hands()
             if self.players[p] is None:
                 action = self.ask(p, obs)
-            elif getattr(self.players[p], "needs_state", False):
-                action = int(self.players[p].act(obs, state=env.game))
             else:
-                action = int(self.players[p].act(obs))
+                action = act_one(self.players[p], obs, env.game)
             before = env.game.s[0].copy()
             env.step(action)
             info = env.infos[agent]
@@ -265,7 +268,6 @@ class Table:
     def _deal_start(self) -> None:
         spec, s = self.spec, self.env.game.s[0]
         self.deal_no += 1
-        self._sides = -1
         of = f" of {self._planned}" if self._planned else ""
         self.say(f"\n=== {spec.name} · deal {self.deal_no}{of} · dealer {self.label(int(s[DEALER]))} ===")
         if s[TRUMP] >= 0:
@@ -321,21 +323,9 @@ class Table:
                      f"{self.card(e['card'])}); {_suit(new)} is trump from trick {e['trick'] + 2} ***")
         if not deal_end and not events and s[TRUMP] != before[TRUMP] and s[TRUMP] >= 0:
             self.say(f"   trump is {_suit(int(s[TRUMP]))}")
-        if spec.name == "koenigrufen" and not deal_end:
-            self._reveal()
-
-    def _reveal(self) -> None:
-        """King Calling: announce the sides once the called card is played (public from then on)."""
-        view = decode(self.spec, self.env.observe(self.env.possible_agents[0])["observation"])
-        sides = int(view["sides"])
-        if sides == self._sides or sides < 0:
-            return
-        self._sides = sides
-        called = self.card(int(view["called"]))
-        if sides == 4:
-            self.say(f"   the called card {called} is out: the caller plays alone")
-        else:
-            self.say(f"   the called card {called} is out: {self.label(sides)} is the caller's partner")
+        if spec.play_news is not None and not deal_end:  # the game's public news (King Calling: the sides)
+            for text in spec.play_news(spec, env.game, 0, before, self):
+                self.say(f"   {text}")
 
     # --------------------------------------------------------------- the person
     def moves(self, mask: np.ndarray) -> list[int]:
@@ -351,13 +341,9 @@ class Table:
         spec = self.spec
         self.say(f"\n--- your turn (P{p}) ---")
         self.say(spec.render_text(spec, self.env.game, 0))
-        if spec.name == "koenigrufen":
-            status = decode(spec, obs["observation"])["own_status"]
-            for k, text in enumerate(("you are the caller's secret partner",
-                                      "you hold the called card but are not the partner: the caller is alone",
-                                      "you called your own card: you play alone")):
-                if status[k]:
-                    self.say(text)
+        if spec.turn_notes is not None:  # what the person knows privately (King Calling: their side)
+            for text in spec.turn_notes(spec, decode(spec, obs["observation"])):
+                self.say(text)
         if self._planned != 1 and self.scores:
             total = np.sum(self.scores, axis=0)
             self.say(f"match after {len(self.scores)} deal{'' if len(self.scores) == 1 else 's'}: "
@@ -546,38 +532,9 @@ class Table:
 
     def _facts(self, info: dict[str, Any]) -> list[str]:
         """The game's own facts of a finished deal (from its record, docs/records.md)."""
-        spec, out = self.spec, []
-        if spec.name == "farbwechsel":
-            k = int(info["trump_changes"])
-            out.append(f"first trump {_suit(int(info['first_trump']))}; trump changed {k} time"
-                       f"{'' if k == 1 else 's'}; last trump {_suit(int(info['trump']))}")
-            if "team_points" in info:
-                tp = info["team_points"]
-                out.append(f"teams: P0+P2 {int(tp[0])} points, P1+P3 {int(tp[1])} points")
-            if len(info["undealt"]):
-                aside = " ".join(self.card(c) for c in info["undealt"])
-                out.append(f"set aside: {aside} ({int(info['set_aside_points'])} points)")
-        elif spec.name == "koenigrufen":
-            caller = int(info["caller"])
-            partner = int(info["partner"])
-            side = f"with partner {self.label(partner)}" if partner >= 0 else "alone"
-            out.append(f"{self.label(caller, True)} called {self.card(int(info['called_card']))} "
-                       f"and played {side}")
-            big = int(info["big_declaration"])
-            if big:
-                out.append(f"{self.label(int(info['big_declared_by']), True)} declared "
-                           f"{('the hundred', 'all tricks')[big - 1]}")
-            tt = info["team_totals"]
-            won = "won" if info["calling_wins"] else "lost"
-            out.append(f"calling side {int(tt[0])} (needed {int(info['threshold'])}), defenders {int(tt[1])}: "
-                       f"the calling side {won}, stake {int(info['stake'])}")
-        elif spec.name == "four_tricks":
-            if int(info["target"]) >= 0:
-                out.append(f"target: exactly {int(info['target'])} tricks")
-            if (info["bids"] >= 0).any():
-                out.append("bids: " + ", ".join(f"{self.label(p)} {int(b)}" for p, b in
-                                                  enumerate(info["bids"][:spec.num_players])))
-        return out
+        if self.spec.deal_facts is None:
+            return []
+        return self.spec.deal_facts(self.spec, info, self)
 
     def _summary(self) -> dict[str, Any]:
         """Print the deals' scores and totals and who leads; return them."""

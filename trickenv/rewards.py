@@ -18,33 +18,21 @@ RL libraries use two numbers derived from it:
   (``illegal_action="penalize"``, raw score units), so no illegal action is ever
   worth more than some legal play, the way PettingZoo's classic games give -1,
   a lost game, for one.
+
+Each game sets both on its spec (``GameSpec.reward_scale``, ``GameSpec.worst_score``,
+computed from its options in the game's ``make_spec``); the table above describes them.
 """
 
 from __future__ import annotations
 
 from trickenv.games.base import GameSpec
 
-REWARD_SCALE = {"four_tricks": 1 / 4, "farbwechsel": 1 / 120, "koenigrufen": 1.0}
-
 
 def reward_scale(spec: GameSpec) -> float:
     """The documented factor from a deal score to the single-seat reward (see the module table)."""
-    return REWARD_SCALE[spec.name]
+    return spec.reward_scale
 
 
 def worst_score(spec: GameSpec) -> float:
     """The lowest deal score (payment) one seat can get in ``spec``'s game and options."""
-    o = spec.options
-    if spec.name == "four_tricks":
-        hand = spec.hand_size
-        if o.get("bidding"):
-            return -float(hand)  # bid 0 and take every trick, or bid them all and take none
-        targets = o.get("target_schedule") or (o.get("target", 4),)
-        return -float(max(max(t, hand - t) for t in targets))  # -|tricks - target|
-    if spec.name == "farbwechsel":
-        sides = 2 if o.get("partnership") else spec.num_players
-        par = 120 / sides
-        return -2.0 * par  # no card points: p - 2 * (par - p) at p = 0
-    if spec.name == "koenigrufen":
-        return -15.0  # alone against three, stake 5 (all tricks declared and missed): 3 * 5
-    raise ValueError(f"no score scale for game {spec.name!r}")
+    return spec.worst_score

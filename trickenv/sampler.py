@@ -8,14 +8,16 @@ partnership before it is public), and :func:`sample_worlds` deals the unknown
 cards again, uniformly over all deals consistent with what is left:
 
 - each other seat holds as many cards as it has not played;
-- a seat that did not follow the suit led is void in it; in King Calling, a seat
-  that neither followed nor trumped is void in trump too, and a seat that
-  followed (or trumped) under a card of that suit it could have beaten holds
-  no higher card of that suit (the duties);
-- King Calling: a declared marriage's king and ober stay with their declarer
-  until played; the partner is the called card's holder (in ``first_batch``
-  mode only if the card came in the holder's first batch: even odds, since the
-  batches are hidden), unless the seat already knows.
+- a seat that did not follow the suit led is void in it; with the game's
+  ``GameSpec.duties`` (King Calling), a seat that neither followed nor trumped
+  is void in trump too, and a seat that followed (or trumped) under a card of
+  that suit it could have beaten holds no higher card of that suit;
+- what the game's hooks add (``GameSpec.required_cards``, ``deal_worlds``,
+  ``settle_worlds``), in King Calling: a declared marriage's king and ober stay
+  with their declarer until played; before the call the batches are dealt
+  again; the partner is the called card's holder (in ``first_batch`` mode only
+  if the card came in the holder's first batch: even odds, since the batches
+  are hidden), unless the seat already knows.
 
 Uniformity is exact: a small dynamic program counts the consistent deals card
 by card (at most three receiving groups in play) and draws each card's group
@@ -31,14 +33,13 @@ from numba import njit
 
 from trickenv import cards
 from trickenv.engine.kernels import beats, bit, deal_groups, next_u64, popcount, seed_states, shown_missing
-from trickenv.engine.layout import (
-    DEALER, LEADER, PH_CALL, PHASE, TAB_SUIT, TRICK, TRICK_LEN, TRICK_NO, TRUMP,
-)
+from trickenv.engine.layout import DEALER, LEADER, TAB_SUIT, TRICK, TRICK_LEN, TRICK_NO, TRUMP
 from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
 
+COMPILE_LABEL = "the world sampler of the search agents"  # trickenv.engine.first_run
+
 U0 = np.uint64(0)
-UNKNOWN = -2  # a King Calling field the seat cannot know (partner, holder, alone kind)
 
 
 # ------------------------------------------------------------------ what a seat knows
@@ -47,10 +48,12 @@ UNKNOWN = -2  # a King Calling field the seat cannot know (partner, holder, alon
 def information_state(spec: GameSpec, state: State, games: np.ndarray, seats: np.ndarray) -> State:
     """Copies of ``games`` holding only what ``seats[i]`` knows in game ``games[i]``.
 
-    Every hidden fact is erased: the other seats' hands, the undealt rest (unless
-    turned face up), King Calling's second batches and, unless public or known to
-    the seat, the partner, the holder of the called card and the alone kind; the
-    deal records (``dealt``, ``last_play``) and the generators too.
+    Every hidden fact is erased: the other seats' hands, the undealt rest, every
+    other ``aux`` column (King Calling's second batches), the deal records
+    (``dealt``, ``last_play``) and the generators; then the game's
+    ``GameSpec.hide_private`` puts back what is public (a turned-up card) and
+    erases what the seat cannot know of the game's own fields (King Calling's
+    partnership, unless public or known to the seat).
     """
     games = np.asarray(games, np.int64)
     seats = np.asarray(seats, np.int64)
@@ -61,31 +64,12 @@ def information_state(spec: GameSpec, state: State, games: np.ndarray, seats: np
     info.hands[np.arange(k), seats] = own
     undealt = info.aux[:, 0].copy()
     info.aux[:] = 0
-    if spec.name == "four_tricks":
-        from trickenv.games.four_tricks import TURNED_UP
-
-        up = info.s[:, TURNED_UP]
-        info.aux[:, 0] = np.where(up >= 0, undealt, U0)  # a turned-up card is public
     info.dealt[:] = 0
     info.last_play[:] = -1
     info.rng[:] = 0
-    if spec.name == "koenigrufen":
-        _erase_koenigrufen(info, seats)
+    if spec.hide_private is not None:
+        spec.hide_private(spec, info, seats, undealt)
     return info
-
-
-def _erase_koenigrufen(info: State, seats: np.ndarray) -> None:
-    """Keep the partnership fields only where they are public or the seat's own knowledge."""
-    from trickenv.games.koenigrufen import ALONE, CALLED, HOLDER, PARTNER, REVEALED
-
-    s = info.s
-    called = s[:, CALLED] >= 0
-    revealed = s[:, REVEALED] != 0
-    is_partner = s[:, PARTNER] == seats
-    holds = s[:, HOLDER] == seats  # holder (or holder once): knows the caller is alone unless it is the partner
-    known = ~called | revealed | is_partner | holds
-    for col in (PARTNER, HOLDER, ALONE):
-        s[:, col] = np.where(known, s[:, col], UNKNOWN)
 
 
 # ------------------------------------------------------------------ constraints
@@ -244,26 +228,24 @@ def sample_from_information(spec: GameSpec, info: State, seats: np.ndarray, k: i
     b = info.batch_size
     worlds = info.take(np.repeat(np.arange(b), k))
     rng = seed_states(seed, b)
-    must_trump, must_beat = spec.extra.get("duties", (False, False))
+    must_trump, must_beat = spec.duties
     ranks = cards.num_ranks(deck)
     forbid = np.zeros(4, np.uint64)
     caps = np.zeros(4, np.int64)
     out = np.zeros((k, 3), np.uint64)
-    kr = spec.name == "koenigrufen"
     dealt_here = np.zeros(b, np.bool_)  # decisions whose worlds get their deal record at the end
-    coin_seed = np.zeros(b, np.uint64)  # King Calling: the seed of each decision's partner coins
+    coin_seed = np.zeros(b, np.uint64)  # seeds of each decision's coins in GameSpec.settle_worlds
     for i in range(b):
         seat = int(seats[i])
         rows = slice(i * k, (i + 1) * k)
         r = rng[i:i + 1].copy()
-        if kr and info.s[i, PHASE] == PH_CALL:
-            _call_phase_worlds(info, worlds, i, seat, k, r)
+        if spec.deal_worlds is not None and spec.deal_worlds(spec, info, worlds, i, seat, k, r):
             continue
         pool = _constraints(info.hands, info.aux, info.played_by, info.played_in, info.trick_trump, info.s,
                             spec.tab, i, seat, n, ranks, deck, spec.cards_per_seat, must_trump, must_beat,
                             forbid, caps)
         others = [q for q in range(n) if q != seat]
-        required = _required(spec, info, i, others) if kr else {}
+        required = spec.required_cards(spec, info, i, others) if spec.required_cards is not None else {}
         hands = {q: np.uint64(0) for q in others}
         for q, req in required.items():
             req = np.uint64(req) & pool
@@ -293,8 +275,8 @@ def sample_from_information(spec: GameSpec, info: State, seats: np.ndarray, k: i
     # Done for all decisions at once: per decision they cost more than the dealing itself.
     done = np.flatnonzero(dealt_here)
     rows_done = (done[:, None] * k + np.arange(k)[None, :]).reshape(-1)
-    if kr:
-        _koenigrufen_sides(spec, worlds, rows_done, k, coin_seed[done])
+    if spec.settle_worlds is not None:
+        spec.settle_worlds(spec, worlds, rows_done, k, coin_seed[done])
     _note_deal(spec, worlds, rows_done)
     worlds.rng[:] = seed_states(None if seed is None else seed + 1, b * k)
     return worlds
@@ -305,81 +287,18 @@ def popcount_py(x: np.uint64) -> int:
     return bin(int(x)).count("1")
 
 
-def _required(spec: GameSpec, info: State, i: int, others: list[int]) -> dict[int, int]:
-    """King Calling: the king and ober of every declared marriage stay with their declarer."""
-    from trickenv.games.koenigrufen import MARR, RANK_K, RANK_O, RANKS
-
-    out = {}
-    for q in others:
-        m = int(info.s[i, MARR + q])
-        req = 0
-        for su in range(4):
-            if m >> su & 1:
-                req |= (1 << (su * RANKS + RANK_K)) | (1 << (su * RANKS + RANK_O))
-        if req:
-            out[q] = req
-    return out
-
-
-def _koenigrufen_sides(spec: GameSpec, worlds: State, rows: np.ndarray, k: int, coin_seeds: np.ndarray) -> None:
-    """Fix partner, holder and alone kind where the seat does not know them, from the world's cards.
-
-    ``rows`` are the worlds of some decisions, ``k`` consecutive ones each; decision j's coins (is the
-    called card in the holder's first batch?) are drawn from ``coin_seeds[j]``.
-    """
-    from trickenv.games.koenigrufen import (
-        ALONE, ALONE_BY_CHANCE, ALONE_ON_PURPOSE, CALLED, CALLER, HOLDER, MODE_FULL_HAND, PARTNER, WITH_PARTNER,
-        C_PARTNER_MODE,
-    )
-
-    s = worlds.s[rows]
-    unknown = s[:, PARTNER] == UNKNOWN
-    if not unknown.any():
-        return
-    coin = np.zeros(len(rows), np.bool_)
-    for j in np.flatnonzero(unknown.reshape(-1, k).any(axis=1)):  # in the first batch: even odds
-        coin[j * k:(j + 1) * k] = np.random.default_rng(int(coin_seeds[j])).random(k) < 0.5
-    called = s[:, CALLED]
-    card = np.uint64(1) << called.astype(np.uint64)
-    held = (worlds.hands[rows] & card[:, None]) != 0
-    holder = np.where(held.any(axis=1), held.argmax(axis=1), -1)
-    # a played called card would be public (revealed), so here some hand holds it
-    caller = s[:, CALLER]
-    full_hand = spec.cfg[C_PARTNER_MODE] == MODE_FULL_HAND
-    with_partner = (holder != caller) & (full_hand | coin)
-    s[:, PARTNER] = np.where(unknown, np.where(with_partner, holder, -1), s[:, PARTNER])
-    s[:, HOLDER] = np.where(unknown, holder, s[:, HOLDER])
-    kind = np.where(with_partner, WITH_PARTNER, np.where((holder == caller) & coin, ALONE_ON_PURPOSE, ALONE_BY_CHANCE))
-    s[:, ALONE] = np.where(unknown, kind, s[:, ALONE])
-    worlds.s[rows] = s
-
-
-def _call_phase_worlds(info: State, worlds: State, i: int, caller: int, k: int, rng: np.ndarray) -> None:
-    """King Calling before the call: the caller knows its first 4 cards; the other first batches and
-    every second batch (its own too) are dealt again uniformly."""
-    caps = np.array([4, 4, 4, 4, 4, 4, 4], np.int64)
-    groups = np.zeros(7, np.uint64)
-    mine = info.hands[i, caller]
-    pool_ids = [c for c in range(32) if not (int(mine) >> c) & 1]
-    others = [q for q in range(4) if q != caller]
-    for w in range(k):
-        _deal_groups_py(rng, caps, groups)  # groups of the pool's positions
-        row = i * k + w
-        hands = [_positions_to_cards(groups[j], pool_ids) for j in range(7)]
-        for j, q in enumerate(others):
-            worlds.hands[row, q] = hands[j]
-        for q in range(4):
-            worlds.aux[row, 1 + q] = hands[3 + q]
-        worlds.hands[row, caller] = mine
-        for q in range(4):
-            worlds.dealt[row, 0, q] = worlds.hands[row, q] | worlds.aux[row, 1 + q]
-            worlds.dealt[row, 0, 4 + q] = worlds.aux[row, 1 + q]
-
-
 @njit(cache=True)
 def _deal_groups_py(rng, caps, out):
     """Uniform split of ``caps.sum()`` positions into groups (the engine's dealing)."""
     deal_groups(rng, 0, caps, out)
+
+
+def deal_unseen(rng: np.ndarray, caps: np.ndarray, ids: list[int]) -> list[np.uint64]:
+    """A uniform split of the cards ``ids`` into groups of ``caps[j]`` cards (bitsets), drawn from the
+    one-element generator ``rng`` as the engine deals."""
+    groups = np.zeros(len(caps), np.uint64)
+    _deal_groups_py(rng, caps, groups)  # groups of the positions in ids
+    return [_positions_to_cards(groups[j], ids) for j in range(len(caps))]
 
 
 def _positions_to_cards(bits: np.uint64, ids: list[int]) -> np.uint64:

@@ -136,8 +136,11 @@ class SeatEnv:
         self._opponent_specs: list[Any] = []
         self.pool: list[Any] = []
         self.set_opponents(opponents, resample=False)
+        # Imported when an env is built, not with this module: the agents import trickenv, not the other way.
+        from trickenv.agents.base import act_rows
         from trickenv.agents.random_agent import RandomAgent
 
+        self._act_rows = act_rows
         self._fallback = RandomAgent(seed=None if seed is None else seed + 999, spec=spec)  # forfeited deals
 
         self.seats = np.zeros(b, np.int64)  # the learner's seat in each deal in play
@@ -307,12 +310,8 @@ class SeatEnv:
 
     def _act(self, agent: Any, rows: np.ndarray) -> np.ndarray:
         if rows.size == self.num_envs:  # every game: the engine's (read-only) buffers as they are
-            obs, mask = self._obs, self._mask
-        else:
-            obs, mask = self._obs[rows], self._mask[rows]
-        if getattr(agent, "needs_state", False):
-            return agent.act_batch(obs, mask, state=self.vec.state, games=rows)
-        return agent.act_batch(obs, mask)
+            return self._act_rows(agent, self._obs, self._mask, self.vec.state, rows)
+        return self._act_rows(agent, self._obs[rows], self._mask[rows], self.vec.state, rows)
 
     def _advance(self) -> None:
         """Opponents (and the random player of forfeited deals) move until every learner is to act."""

@@ -2,46 +2,16 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Any, Callable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numba
 import numpy as np
 
+from trickenv.engine.entry import ThreadedCall, compiled, illegal_count, row_slices
 from trickenv.engine.kernels import seed_states
 from trickenv.engine.layout import PHASE, TO_ACT
 from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
-
-
-PARALLEL_FROM = 128  # batch size from which step uses the threaded kernel by default
-
-
-@contextmanager
-def numba_threads(k: int) -> Iterator[None]:
-    """Run the block with ``k`` numba threads (a parallel kernel uses that many), then restore the count."""
-    outer = numba.get_num_threads()
-    if outer != k:
-        numba.set_num_threads(k)
-    try:
-        yield
-    finally:
-        if outer != k:
-            numba.set_num_threads(outer)
-
-
-def compiled(kernel: Callable, args: tuple) -> Callable:
-    """The compiled function behind the numba kernel ``kernel`` for arguments of exactly the types of
-    ``args`` (compiled or loaded from the cache now), to call without numba's dispatcher.
-
-    The dispatcher types every argument on every call: about 1 µs for a step kernel's 19, as
-    much as the kernel itself takes for one game. The function returned must only get arguments
-    of these same types (it does not check them). A plain Python ``kernel`` is returned as is.
-    """
-    compile_ = getattr(kernel, "compile", None)
-    if compile_ is None:
-        return kernel
-    return compile_(tuple(numba.typeof(a) for a in args))
 
 
 class _Bound(NamedTuple):
@@ -52,6 +22,8 @@ class _Bound(NamedTuple):
     call: Callable  # the compiled kernel
     every: tuple  # its arguments when every game steps
     some: tuple  # ... when the games in VecEnv._where step
+    threaded: tuple[ThreadedCall, ThreadedCall] | None  # with threads > 1: (every, some) over slices
+    check: Callable | None  # with threads > 1: the compiled illegal-action count of the whole batch
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -65,9 +37,9 @@ class VecEnv:
 
     ``reset`` and ``step`` return the env's own buffers as read-only views:
     they are overwritten by the next call, so copy what you keep. ``threads``
-    sets how many numba threads ``step`` uses (default 1: a parallel region waits
-    for its slowest thread, so with a busy core two threads can be ten times
-    slower; ask for more only on idle cores). A game whose episode ends is
+    sets how many threads ``step`` uses, each on a slice of the batch (default 1:
+    a step waits for its slowest thread, so with a busy core two threads can be
+    many times slower; ask for more only on idle cores, and large batches). A game whose episode ends is
     restarted at once with a new random deal (and dealer) from its own
     generator; ``done`` flags that step and ``rewards`` holds the final deal's
     scores. ``deal_end`` flags every step that finished a deal (each deal of a
@@ -104,20 +76,15 @@ class VecEnv:
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
             raise ValueError(f"threads must be a positive integer, got {threads!r}")
         self.threads = min(int(threads), numba.config.NUMBA_NUM_THREADS)
-        # Both step kernels give identical games at the same cost per game. The plain one used to
-        # cost 1.3-2.2x more per game, which was put down to aliasing; the assembly showed instead
-        # about 40 atomic reference-count updates per game and step (a pair per array argument of
-        # each inlined helper), which the parfor passes' copy propagation removes. The plain kernel
-        # now gets those passes too (engine.kernels.SERIAL). The parfor kernel serves batches from
-        # PARALLEL_FROM games on and any thread count above one; the plain kernel has the lower
-        # call overhead that small batches need.
-        self._parallel = self.threads > 1 or self.num_envs >= PARALLEL_FROM
-        self._step_kernel = spec.step_kernel_parallel if self._parallel else spec.step_kernel
+        # One step kernel per game; with threads > 1 it runs on that many slices of the batch at
+        # once (it releases the GIL; engine.entry). Same games whatever the thread count.
+        self._parallel = self.threads > 1
+        self._step_kernel = spec.step_kernel
         self._bound: _Bound | None = None  # see _bind
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        state["_bound"] = None  # a compiled entry point does not copy or pickle; bound again on use
+        state["_bound"] = None  # a compiled entry point (or a thread pool) does not copy or pickle; bound again on use
         del state["_views"], state["deal_end"]  # views: a copy would not share its buffer; made again below
         return state
 
@@ -231,12 +198,14 @@ class VecEnv:
         bound = self._bound
         if bound is None or bound.state is not self.state or bound.kernel is not self._step_kernel:
             bound = self._bind()
-        args = bound.every if where is self._all else bound.some
-        if self._parallel:
-            with numba_threads(self.threads):
-                bad = bound.call(*args)
+        every = where is self._all
+        if bound.threaded is None:
+            bad = bound.call(*(bound.every if every else bound.some))
         else:
-            bad = bound.call(*args)  # the plain kernel runs no threads
+            # Any illegal action leaves every game unchanged: checked over the whole batch before a slice steps.
+            bad = bound.check(self._actions, self._all if every else self._where, self._mask, self.num_actions)
+            if not bad:
+                bad = bound.threaded[0 if every else 1]()
         if bad:
             raise ValueError(self._illegal_message(bad, where))
         np.copyto(self._player, self.state.s[:, TO_ACT])
@@ -250,9 +219,23 @@ class VecEnv:
         with ``where`` copies it into the env's own ``_where`` (as it copies the actions), so
         both argument tuples have the same types.
         """
-        every, some = ((*self.state.arrays(), self.spec.cfg, self.spec.tab, self._actions, where, self._mask, self._obs,
-                        self._rewards, self._done, self._deal_end, True) for where in (self._all, self._where))
-        self._bound = _Bound(self.state, self._step_kernel, compiled(self._step_kernel, every), every, some)
+        def arguments(rows: slice | None, where: np.ndarray) -> tuple:
+            batch = (*self.state.arrays(), self._actions, where, self._mask, self._obs, self._rewards, self._done,
+                     self._deal_end)
+            if rows is not None:  # a slice of the batch: views of the same buffers, of the same types
+                batch = tuple(a[rows] for a in batch)
+            *state, actions, where, mask, obs, rewards, done, deal_end = batch
+            return (*state, self.spec.cfg, self.spec.tab, actions, where, mask, obs, rewards, done, deal_end, True)
+
+        every, some = arguments(None, self._all), arguments(None, self._where)
+        call = compiled(self._step_kernel, every)
+        threaded = check = None
+        if self._parallel:
+            parts = row_slices(self.num_envs, self.threads)
+            threaded = tuple(ThreadedCall(call, [arguments(rows, where) for rows in parts])
+                             for where in (self._all, self._where))
+            check = compiled(illegal_count, (self._actions, self._all, self._mask, self.num_actions))
+        self._bound = _Bound(self.state, self._step_kernel, call, every, some, threaded, check)
         return self._bound
 
     def deal_records(self, games: np.ndarray | Sequence[int] | None = None) -> dict[str, np.ndarray]:

@@ -2,7 +2,11 @@
 
 Every helper works on one game ``g`` of the batch and is marked
 ``inline="always"``: calling a non-inlined helper per game with the state
-arrays as arguments made the loop about ten times slower (measured on the engine's prototype).
+arrays as arguments made the loop about ten times slower (measured on the engine's prototype),
+and a helper of scalars only, left to LLVM to inline, still cost the random agent and the
+King Calling rule-based agent 1-6% a decision. Nesting costs compile time instead: numba
+copies an inlined function's whole expanded IR at each call site, so the entry kernels call
+the games' functions directly rather than through one more inlined level (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -46,13 +50,11 @@ from trickenv.engine.layout import (
 U1 = np.uint64(1)
 U0 = np.uint64(0)
 
-# Compile option of every game's plain (serial) entry kernels: ``@njit(cache=True, parallel=SERIAL)``
-# runs numba's parfor passes with every transformation turned off. They parallelize nothing (the
-# loops stay plain loops, no thread is involved), but they copy-propagate the arguments of the
-# inlined helpers. Without that, each inlined helper holds its own reference to each array
-# argument, and the plain kernel made about 40 atomic reference-count updates per game and step
-# (1.3-2.2x the cost of the parfor kernel on one thread); the parfor kernel gets the same
-# propagation from the same passes.
+# Compile option of every game's entry kernels: ``@njit(cache=True, parallel=SERIAL)`` runs numba's
+# parfor passes with every transformation turned off. They parallelize nothing (the loops stay
+# plain loops, no thread is involved), but they copy-propagate the arguments of the inlined
+# helpers. Without that, each inlined helper holds its own reference to each array argument, and
+# a kernel made about 40 atomic reference-count updates per game and step (1.3-2.2x the cost).
 SERIAL = ParallelOptions({option: False for option in (
     "comprehension", "reduction", "inplace_binop", "setitem", "numpy", "stencil", "fusion", "prange")})
 # ... and numba says, when it compiles them, that it parallelized nothing: that is the point.

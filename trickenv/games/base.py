@@ -1,10 +1,11 @@
-"""What a game gives the adapters: sizes, config arrays, kernels, deal records and text helpers."""
+"""What a game gives the adapters: sizes, config arrays, kernels, deal records, its options and text helpers."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Sequence
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 from numba import njit
@@ -15,8 +16,38 @@ from trickenv.engine.layout import (
 )
 from trickenv.engine.kernels import hand_ids_into
 from trickenv.engine.state import State
+from trickenv.games.options import (  # noqa: F401  (re-exported: the games' option helpers)
+    Option, OptionValues, a_bool, at_least, check_bool, check_choice, check_int, check_unknown, literal, one_of,
+    options_doc, resolve_options,
+)
 
 UNDEALT = -1
+COMPILE_LABEL = "the deal helpers"  # trickenv.engine.first_run
+
+SeatMetrics = dict[str, tuple[np.ndarray, np.ndarray]]  # name -> (value [G, n], weight [G, n] bool)
+
+
+class Words(Protocol):
+    """How the table (:class:`trickenv.play.Table`) writes seats, cards and suits; a game's table-talk hooks use it."""
+
+    def label(self, p: int, start: bool = False) -> str:
+        """``P2``, or ``you`` (``You`` with ``start``) for the person's seat."""
+
+    def card(self, c: int) -> str:
+        """A card with its suit symbol, e.g. ``Q♥``."""
+
+    def suit(self, s: int) -> str:
+        """A suit's symbol and name, e.g. ``♥ hearts``."""
+
+
+def seat_points(spec: "GameSpec", rec: dict[str, np.ndarray], seats: np.ndarray) -> np.ndarray:
+    """Card points of ``seats[j]`` in deal record j (the default ``GameSpec.side_points``)."""
+    return rec["points"][np.arange(len(seats)), seats].astype(np.float32)
+
+
+def no_seat_metrics(spec: "GameSpec", rec: dict[str, np.ndarray]) -> SeatMetrics:
+    """No game-specific facts (the default ``GameSpec.seat_metrics``)."""
+    return {}
 
 
 @dataclass
@@ -26,10 +57,43 @@ class GameSpec:
     Kernels share one signature per role (see ``trickenv.games.four_tricks``):
     ``reset(*state, cfg, tab, deal_rows, use_deal, dealers, mask, obs)``,
     ``step(*state, cfg, tab, actions, where, mask, obs, rewards, done, deal_end, autoreset) -> n_illegal``
-    (``step_parallel``: the same over threads, identical results) and
+    (it releases the GIL: ``VecEnv(threads=k)`` runs it on k slices of the batch at once) and
     ``observe(*state[:-1], cfg, tab, seats, obs)``; ``state`` is ``State.arrays()``.
     ``records(spec, state, games)`` returns the records of the last finished deal of
     each game in ``games`` as named arrays (docs/records.md).
+
+    What the other layers know of a game they ask its spec; no module outside
+    ``trickenv.games`` tests a game's name. Hooks take the spec first, as ``records`` does.
+
+    - ``option_table``: the game's options (:class:`Option`), the one place they are
+      declared; ``options`` are their resolved values. ``trickenv info GAME`` prints it.
+    - ``reward_scale``: the factor from a deal score to a single-seat reward, and
+      ``worst_score``: the lowest deal score one seat can get under ``options``
+      (:mod:`trickenv.rewards`).
+    - ``obs_offsets``: ``{block: (offset, size)}``, derived from ``obs_blocks``.
+    - ``duties``: ``(must_trump, must_beat)``, the play duties beyond following suit
+      (a seat void in the suit led must trump; it must beat the winning card if it can);
+      the world sampler infers hidden cards from them.
+    - ``card_sets``: the game's own named card masks, added to :func:`trickenv.card_sets`.
+    - World sampler hooks (:mod:`trickenv.sampler`), all optional:
+      ``hide_private(spec, info, seats, undealt)`` does the game's part of
+      ``information_state`` after the common erasure (``undealt``: the undealt rest before
+      it); ``required_cards(spec, info, i, others) -> {seat: bitset}`` names cards a seat
+      is known to hold; ``deal_worlds(spec, info, worlds, i, seat, k, rng) -> bool`` deals
+      decision i's ``k`` worlds itself when the common dealing does not apply (True if it
+      did); ``settle_worlds(spec, worlds, rows, k, coin_seeds)`` fills in the game's
+      fields the dealt worlds imply.
+    - Search (:class:`trickenv.agents.pimc.PIMCAgent`): ``search_decisions``, ``"all"``
+      or ``"cards"`` (the rule-based agent makes the other decisions); ``search_tiebreak``,
+      the weight of the side's card points (share of 120) added to a deal score;
+      ``side_points(spec, rec, seats)``, the card points of each seat's side in records.
+    - ``seat_metrics(spec, rec)``: the game's facts per seat of finished deals,
+      ``name -> (value [G, n], weight [G, n] bool)`` (:mod:`trickenv.agents.evaluation`).
+    - Table talk (:mod:`trickenv.play`), optional, each returning lines to print:
+      ``play_news(spec, state, g, before, words)`` after a step that did not end the deal
+      (``before``: the scalar row before it); ``turn_notes(spec, view)`` at the person's
+      turn (``view``: their decoded observation); ``deal_facts(spec, info, words)`` after
+      a deal (``info``: its record). ``words`` is the table (:class:`Words`).
     """
 
     name: str
@@ -46,10 +110,12 @@ class GameSpec:
     tab: np.ndarray
     reset_kernel: Callable
     step_kernel: Callable
-    step_kernel_parallel: Callable
     observe_kernel: Callable
     obs_blocks: Sequence["Block"]
     records: Callable[["GameSpec", State, np.ndarray], dict[str, np.ndarray]]
+    option_table: Sequence["Option"]
+    reward_scale: float
+    worst_score: float
     # Cards per batch of a seat's deal (King Calling: (4, 4)); empty = one batch of hand_size.
     batch_sizes: Sequence[int] = ()
     describe_action: Callable[[int], str] | None = None
@@ -62,7 +128,36 @@ class GameSpec:
     event_counter: int | None = None
     # Optional: per-game counters the batched env exposes, name -> column of State.s.
     counters: dict[str, int] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
+    duties: tuple[bool, bool] = (False, False)
+    card_sets: dict[str, np.ndarray] = field(default_factory=dict)
+    hide_private: Callable[["GameSpec", State, np.ndarray, np.ndarray], None] | None = None
+    required_cards: Callable[["GameSpec", State, int, list[int]], dict[int, int]] | None = None
+    deal_worlds: Callable[["GameSpec", State, State, int, int, int, np.ndarray], bool] | None = None
+    settle_worlds: Callable[["GameSpec", State, np.ndarray, int, np.ndarray], None] | None = None
+    search_decisions: str = "all"
+    search_tiebreak: float = 0.0
+    side_points: Callable[["GameSpec", dict[str, np.ndarray], np.ndarray], np.ndarray] = seat_points
+    seat_metrics: Callable[["GameSpec", dict[str, np.ndarray]], SeatMetrics] = no_seat_metrics
+    play_news: Callable[["GameSpec", State, int, np.ndarray, Words], list[str]] | None = None
+    turn_notes: Callable[["GameSpec", dict[str, np.ndarray]], list[str]] | None = None
+    deal_facts: Callable[["GameSpec", dict[str, np.ndarray], Words], list[str]] | None = None
+    obs_offsets: dict[str, tuple[int, int]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.obs_offsets = block_offsets(self.obs_blocks)
+        if sum(size for _, size in self.obs_offsets.values()) != self.obs_size:
+            raise ValueError(f"{self.name}: obs_size {self.obs_size} is not the size of obs_blocks")
+
+    @property
+    def extra(self) -> Mapping[str, Any]:
+        """``obs_offsets``, and ``duties`` and ``card_sets`` where the game has them, by name and read-only, for
+        code that reads ``spec.extra[...]``."""
+        out: dict[str, Any] = {"obs_offsets": self.obs_offsets}
+        if any(self.duties):
+            out["duties"] = self.duties
+        if self.card_sets:
+            out["card_sets"] = self.card_sets
+        return MappingProxyType(out)
 
     def new_state(self, batch: int) -> State:
         """Zeroed state arrays for ``batch`` games of this game."""
@@ -289,41 +384,20 @@ def block_offsets(blocks: Sequence[Block]) -> dict[str, tuple[int, int]]:
     return out
 
 
+def write_offsets(cfg: np.ndarray, first: int, names: Sequence[str], blocks: Sequence[Block]) -> None:
+    """``cfg[first + i]`` = where the block ``names[i]`` starts in the observation.
+
+    The kernels of a game whose layout depends on its options read the layout there, so
+    ``obs_blocks`` is its one source (every block named must exist)."""
+    offsets = block_offsets(blocks)
+    missing = [name for name in names if name not in offsets]
+    if missing:
+        raise KeyError(f"no observation block {missing}; blocks are {list(offsets)}")
+    cfg[first:first + len(names)] = [offsets[name][0] for name in names]
+
+
 def check_dealer(dealer: Any, num_players: int) -> int:
     """Return dealer as int if it is a seat, else raise ValueError."""
     if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < num_players:
         raise ValueError(f"dealer must be a seat 0..{num_players - 1}, got {dealer!r}")
     return int(dealer)
-
-
-def check_choice(name: str, value: Any, allowed: Sequence[Any]) -> Any:
-    """Return value if it is one of allowed, else raise ValueError naming the option."""
-    if isinstance(value, bool) and not any(isinstance(a, bool) for a in allowed):
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
-    return value
-
-
-def check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:
-    """Return value as int if it is an integer in [lo, hi], else raise ValueError."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if value < lo or (hi is not None and value > hi):
-        rng = f">= {lo}" if hi is None else f"in {lo}..{hi}"
-        raise ValueError(f"{name} must be {rng}, got {value}")
-    return int(value)
-
-
-def check_bool(name: str, value: Any) -> bool:
-    """Return value if it is a bool, else raise ValueError."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
-def check_unknown(game: str, given: dict, known: Sequence[str]) -> None:
-    """Raise ValueError for options the game does not have."""
-    unknown = sorted(set(given) - set(known))
-    if unknown:
-        raise ValueError(f"{game} has no option {', '.join(map(repr, unknown))}; options are {', '.join(known)}")

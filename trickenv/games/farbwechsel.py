@@ -1,12 +1,23 @@
 """Farbwechsel (docs/rules.md, Farbwechsel): trump changes after every trick that holds a queen.
 
-Options (defaults in brackets): ``num_players`` 3 | 4 [3]; ``partnership``
-[False] (4 players only: seats 0+2 vs 1+3); ``ranking`` "skat" | "natural" |
-"trump_ten" ["skat": A > 10 > K > Q > J > 9 > 8 > 7 in every suit; "natural":
-A > K > Q > J > 10 > ...; "trump_ten": natural except in the trump suit, where
-the 10 ranks just below the ace]; ``switch_ranks`` ("Q",) | ("Q", "J")
-[("Q",)]; ``switch_mode`` "last_suit" | "cycle" ["last_suit"]; ``rounds``
-deals per episode [1].
+Options (allowed values, [default]):
+
+- ``num_players`` 3 | 4 [3]: 10 cards to each seat and 2 set aside with 3
+  players, 8 each with 4.
+- ``partnership`` True | False [False]: 4 players only: seats 0+2 play against
+  1+3 and score their card points together.
+- ``ranking`` "skat" | "natural" | "trump_ten" ["skat"]: the card order:
+  "skat" A > 10 > K > Q > J > 9 > 8 > 7 in every suit; "natural" A > K > Q > J
+  > 10 > ...; "trump_ten" natural except in the trump suit, where the 10 ranks
+  just below the ace.
+- ``switch_ranks`` ("Q",) | ("Q", "J") [("Q",)]: the ranks whose cards change
+  trump (with the jacks: Double Farbwechsel).
+- ``switch_mode`` "last_suit" | "cycle" ["last_suit"]: the suit of the trick's
+  last switching card becomes trump, or each switching card moves trump one
+  suit along C, S, H, D (Fixed Farbwechsel).
+- ``rounds`` an integer >= 1 [1]: deals per episode.
+
+``OPTIONS`` declares them (``trickenv info farbwechsel`` prints it).
 
 Every trump change is recorded in the scalar state (the ``REC`` records, ``R_*`` fields)
 and reported three ways: the ``change_*`` fields of the deal records (and AEC
@@ -20,7 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from trickenv import cards
 from trickenv.engine.kernels import (
@@ -71,11 +82,12 @@ from trickenv.engine.layout import (
 )
 from trickenv.engine.state import State
 from trickenv.games.base import (
-    Block, GameSpec, block_offsets, card_table, check_bool, check_choice, check_int, check_unknown, fill_records,
+    Block, GameSpec, Option, OptionValues, SeatMetrics, Words, at_least, block_offsets, card_table, check_bool,
+    fill_records, literal, one_of, resolve_options, write_offsets,
 )
 
 NAME = "farbwechsel"
-OPTIONS = ("num_players", "partnership", "ranking", "switch_ranks", "switch_mode", "rounds")
+COMPILE_LABEL = "the Farbwechsel kernels"  # trickenv.engine.first_run
 RANKINGS = ("skat", "natural", "trump_ten")
 SWITCH_MODES = ("last_suit", "cycle")
 SWITCH_RANKS = (("Q",), ("Q", "J"))
@@ -114,7 +126,11 @@ NUM_FIELDS = LAST_SWITCH_CARDS + 1
 
 # Config vector.
 C_N, C_HAND, C_PARTNER, C_CYCLE, C_ROUNDS, C_ACTIONS, C_PAR = range(7)
-NUM_CFG = 7
+# ... and where each observation block starts (make_spec writes them from obs_blocks, the one source of the layout).
+OBS_SLOTS = ("trick", "played", "played_in", "trump", "trick_trump", "tricks", "points", "phase", "dealer", "leader")
+(C_OFF_TRICK, C_OFF_PLAYED, C_OFF_IN, C_OFF_TRUMP, C_OFF_TT, C_OFF_TRICKS, C_OFF_POINTS, C_OFF_PHASE, C_OFF_DEALER,
+ C_OFF_LEADER) = range(7, 17)
+NUM_CFG = 17
 TAB_SWITCH = TAB_GAME  # 1 for a card that changes trump (queens; jacks too in Double Farbwechsel)
 
 
@@ -305,16 +321,16 @@ def _write_obs(hands, played_by, played_in, trick_trump, s, cfg, g, seat, obs):
     """Everything ``seat`` knows about game g, seat-relative, into ``obs[g]`` (docs/observations/farbwechsel.md)."""
     n = cfg[C_N]
     nt = cfg[C_HAND]
-    o_trick = DECK
-    o_played = o_trick + n * DECK
-    o_in = o_played + n * DECK
-    o_trump = o_in + nt * DECK
-    o_tt = o_trump + 5
-    o_tricks = o_tt + nt * 4
-    o_points = o_tricks + n * (nt + 1)
-    o_phase = o_points + n * (MAX_POINTS + 1)
-    o_dealer = o_phase + NUM_PHASES
-    o_leader = o_dealer + n
+    o_trick = cfg[C_OFF_TRICK]
+    o_played = cfg[C_OFF_PLAYED]
+    o_in = cfg[C_OFF_IN]
+    o_trump = cfg[C_OFF_TRUMP]
+    o_tt = cfg[C_OFF_TT]
+    o_tricks = cfg[C_OFF_TRICKS]
+    o_points = cfg[C_OFF_POINTS]
+    o_phase = cfg[C_OFF_PHASE]
+    o_dealer = cfg[C_OFF_DEALER]
+    o_leader = cfg[C_OFF_LEADER]
     # Dense blocks (hand, played, played_in) are written whole; the one-hot blocks are cleared, then set.
     put_bits(obs, g, 0, hands[g, seat], DECK)
     clear(obs, g, o_trick, n * DECK)
@@ -344,11 +360,13 @@ def _write_obs(hands, played_by, played_in, trick_trump, s, cfg, g, seat, obs):
     obs[g, o_leader + seat_from(lead, seat, n)] = 1
 
 
-# Entry kernels: the same thin loops in every game. A shared loop taking the game's
-# functions as arguments would be recompiled in every process (numba cannot cache it).
+# Entry kernels, one per entry point: the same thin loops in every game. A shared loop taking the
+# game's functions as arguments would be recompiled in every process (numba cannot cache it).
+# There is no threaded twin: VecEnv(threads=k) runs step_kernel on k slices of the batch at once
+# (it releases the GIL), so each game compiles one kernel per entry.
 
 
-@njit(cache=True, parallel=SERIAL)
+@njit(cache=True)  # without SERIAL's passes: a reset is rare, and they cost compile time
 def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, deal_rows, use_deal,
                  dealers, mask, obs):
     """Start a new episode in every game (from ``deal_rows[g]`` where ``use_deal[g]``)."""
@@ -359,24 +377,7 @@ def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play
         _write_obs(hands, played_by, played_in, trick_trump, s, cfg, g, s[g, TO_ACT], obs)
 
 
-@njit(inline="always")
-def _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, mask, obs,
-               rewards, done, deal_end, autoreset, empty_row):
-    """One step of game g, then its next mask and the observation of the seat to act."""
-    for p in range(rewards.shape[1]):
-        rewards[g, p] = 0
-    ended = _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards,
-                   empty_row)
-    done[g] = ended == MATCH_ENDED
-    deal_end[g] = ended != NOTHING_ENDED
-    if ended == MATCH_ENDED and autoreset:
-        _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g, empty_row,
-                     False, -1)
-    _write_mask(hands, s, cfg, tab, g, mask)
-    _write_obs(hands, played_by, played_in, trick_trump, s, cfg, g, s[g, TO_ACT], obs)
-
-
-@njit(cache=True, parallel=SERIAL)
+@njit(cache=True, parallel=SERIAL, nogil=True)
 def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, actions, where, mask,
                 obs, rewards, done, deal_end, autoreset):
     """Apply one action to every game ``g`` with ``where[g]``; return the number of illegal ones.
@@ -384,32 +385,28 @@ def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play,
     With any illegal action nothing changes. Games outside ``where`` keep their
     state, mask and observation; their rewards, done and deal_end read zero.
     """
+    # The loop body is written out here rather than in a helper inlined per game: numba copies an
+    # inlined function's whole expanded IR at each call site, and that copy was 40% of the compile.
     bad = count_illegal(actions, where, mask, cfg[C_ACTIONS])
+    if bad:
+        return bad
     empty_row = np.empty(0, np.int8)
-    if bad == 0:
-        for g in range(s.shape[0]):
-            if where[g]:
-                _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
-                           actions[g], mask, obs, rewards, done, deal_end, autoreset, empty_row)
-            else:
-                idle_game(rewards, done, deal_end, g)
-    return bad
-
-
-@njit(cache=True, parallel=True)
-def step_kernel_parallel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, actions,
-                         where, mask, obs, rewards, done, deal_end, autoreset):
-    """:func:`step_kernel` with the games split over threads (for large batches)."""
-    bad = count_illegal(actions, where, mask, cfg[C_ACTIONS])
-    empty_row = np.empty(0, np.int8)
-    if bad == 0:
-        for g in prange(s.shape[0]):
-            if where[g]:
-                _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
-                           actions[g], mask, obs, rewards, done, deal_end, autoreset, empty_row)
-            else:
-                idle_game(rewards, done, deal_end, g)
-    return bad
+    for g in range(s.shape[0]):
+        if not where[g]:
+            idle_game(rewards, done, deal_end, g)
+            continue
+        for p in range(rewards.shape[1]):
+            rewards[g, p] = 0
+        ended = _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
+                       actions[g], rewards, empty_row)
+        done[g] = ended == MATCH_ENDED
+        deal_end[g] = ended != NOTHING_ENDED
+        if ended == MATCH_ENDED and autoreset:
+            _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g, empty_row,
+                         False, -1)
+        _write_mask(hands, s, cfg, tab, g, mask)
+        _write_obs(hands, played_by, played_in, trick_trump, s, cfg, g, s[g, TO_ACT], obs)
+    return 0
 
 
 @njit(cache=True, parallel=SERIAL)
@@ -422,7 +419,14 @@ def observe_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_pl
 # --------------------------------------------------------------- the spec
 
 
-def _check_switch_ranks(value: Any) -> tuple[str, ...]:
+def _check_partnership(name: str, value: Any, opts: OptionValues) -> bool:
+    partnership = check_bool(name, value)
+    if partnership and opts["num_players"] != 4:
+        raise ValueError("partnership=True needs num_players=4 (teams are seats 0+2 and 1+3)")
+    return partnership
+
+
+def _check_switch_ranks(name: str, value: Any, opts: OptionValues) -> tuple[str, ...]:
     """Normalise switch_ranks to ("Q",) or ("Q", "J"), else raise ValueError."""
     allowed = "('Q',) or ('Q', 'J')"
     if isinstance(value, str) or not isinstance(value, (tuple, list)):
@@ -441,17 +445,28 @@ def deal_score(points: int, par: int) -> int:
     return int(score_points(int(points), int(par)))
 
 
+OPTIONS = (
+    Option("num_players", 3, "3 | 4", "10 cards to each seat and 2 set aside with 3 players, 8 each with 4.",
+           one_of(3, 4)),
+    Option("partnership", False, "True | False",
+           "4 players only: seats 0+2 play against 1+3 and score their card points together.", _check_partnership),
+    Option("ranking", "skat", " | ".join(map(literal, RANKINGS)),
+           'the card order: "skat" A > 10 > K > Q > J > 9 > 8 > 7 in every suit; "natural" A > K > Q > J > 10 > ...; '
+           '"trump_ten" natural except in the trump suit, where the 10 ranks just below the ace.', one_of(*RANKINGS)),
+    Option("switch_ranks", SWITCH_RANKS[0], " | ".join(map(literal, SWITCH_RANKS)),
+           "the ranks whose cards change trump (with the jacks: Double Farbwechsel).", _check_switch_ranks),
+    Option("switch_mode", "last_suit", " | ".join(map(literal, SWITCH_MODES)),
+           "the suit of the trick's last switching card becomes trump, or each switching card moves trump one suit "
+           "along C, S, H, D (Fixed Farbwechsel).", one_of(*SWITCH_MODES)),
+    Option("rounds", 1, "an integer >= 1", "deals per episode.", at_least(1)),
+)
+
+
 def make_spec(**options: Any) -> GameSpec:
-    """Validate Farbwechsel options and build its spec."""
-    check_unknown(NAME, options, OPTIONS)
-    n = check_choice("num_players", options.get("num_players", 3), (3, 4))
-    partnership = check_bool("partnership", options.get("partnership", False))
-    if partnership and n != 4:
-        raise ValueError("partnership=True needs num_players=4 (teams are seats 0+2 and 1+3)")
-    ranking = check_choice("ranking", options.get("ranking", "skat"), RANKINGS)
-    switch_ranks = _check_switch_ranks(options.get("switch_ranks", ("Q",)))
-    switch_mode = check_choice("switch_mode", options.get("switch_mode", "last_suit"), SWITCH_MODES)
-    rounds = check_int("rounds", options.get("rounds", 1), 1)
+    """Validate Farbwechsel options (``OPTIONS``) and build its spec."""
+    resolved = resolve_options(NAME, OPTIONS, options)
+    n, partnership, ranking = resolved["num_players"], resolved["partnership"], resolved["ranking"]
+    switch_ranks, switch_mode, rounds = resolved["switch_ranks"], resolved["switch_mode"], resolved["rounds"]
 
     hand = DECK // n if n == 4 else 10
     sides = 2 if partnership else n
@@ -468,10 +483,8 @@ def make_spec(**options: Any) -> GameSpec:
     cfg[[C_N, C_HAND, C_PARTNER, C_CYCLE, C_ROUNDS, C_ACTIONS, C_PAR]] = [
         n, hand, partnership, switch_mode == "cycle", rounds, num_actions, par,
     ]
-    resolved = dict(num_players=n, partnership=partnership, ranking=ranking, switch_ranks=switch_ranks,
-                    switch_mode=switch_mode, rounds=rounds)
     blocks = obs_blocks(n, hand)
-    offsets = block_offsets(blocks)
+    write_offsets(cfg, C_OFF_TRICK, OBS_SLOTS, blocks)
     obs_size = sum(b.size for b in blocks)
 
     def describe(a: int) -> str:
@@ -482,7 +495,7 @@ def make_spec(**options: Any) -> GameSpec:
     return GameSpec(
         name=NAME, options=resolved, num_players=n, deck=DECK, hand_size=hand, num_tricks=hand,
         num_actions=num_actions, obs_size=obs_size, num_fields=NUM_FIELDS, num_aux=1, cfg=cfg, tab=tab,
-        reset_kernel=reset_kernel, step_kernel=step_kernel, step_kernel_parallel=step_kernel_parallel,
+        reset_kernel=reset_kernel, step_kernel=step_kernel,
         observe_kernel=observe_kernel, obs_blocks=blocks, records=deal_records,
         describe_action=describe, render_text=render,
         step_events=step_events,
@@ -494,8 +507,42 @@ def make_spec(**options: Any) -> GameSpec:
             "switch_cards": SWITCH_CARDS,
             "switch_cards_total": SWITCH_TOTAL,
         },
-        extra={"obs_offsets": offsets, "par": par, "card_sets": {"switch": tab[TAB_SWITCH] != 0}},
+        option_table=OPTIONS, reward_scale=REWARD_SCALE, worst_score=-2.0 * (MAX_POINTS / sides),
+        card_sets={"switch": tab[TAB_SWITCH] != 0}, seat_metrics=seat_metrics, deal_facts=deal_facts,
     )
+
+
+# ------------------------------------------------------------ what the other layers ask
+
+# 1/120 of the deck's card points: the par of 40 points (3 players) is worth +0.33 to a single-seat learner.
+# The worst score (make_spec) is a side's without card points: p - 2 * (par - p) at p = 0.
+REWARD_SCALE = 1 / MAX_POINTS
+
+
+def seat_metrics(spec: GameSpec, rec: dict[str, np.ndarray]) -> SeatMetrics:
+    """Per seat of finished deals: card points and the trump changes it caused; see GameSpec."""
+    n = spec.num_players
+    seats = np.arange(n)[None, :]
+    every = np.ones((len(rec["scores"]), n), bool)
+    j = np.arange(rec["change_seat"].shape[1])[None, :]
+    counted = (j < rec["trump_changes"][:, None])[:, :, None]
+    caused = ((rec["change_seat"][:, :, None] == seats[:, None, :]) & counted).sum(axis=1)
+    return {"card_points": (rec["points"], every), "trump_changes_caused": (caused, every)}
+
+
+def deal_facts(spec: GameSpec, info: dict[str, Any], words: Words) -> list[str]:
+    """The table's lines after a deal: first and last trump and the changes, team points, the cards set aside."""
+    out = []
+    k = int(info["trump_changes"])
+    out.append(f"first trump {words.suit(int(info['first_trump']))}; trump changed {k} time"
+               f"{'' if k == 1 else 's'}; last trump {words.suit(int(info['trump']))}")
+    if "team_points" in info:
+        tp = info["team_points"]
+        out.append(f"teams: P0+P2 {int(tp[0])} points, P1+P3 {int(tp[1])} points")
+    if len(info["undealt"]):
+        aside = " ".join(words.card(c) for c in info["undealt"])
+        out.append(f"set aside: {aside} ({int(info['set_aside_points'])} points)")
+    return out
 
 
 # ------------------------------------------------------------ text and infos

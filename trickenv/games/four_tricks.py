@@ -1,10 +1,23 @@
 """Four Tricks (docs/rules.md, Four Tricks): 3 players try to take exactly 4 tricks.
 
-Options (defaults in brackets): ``deck`` 48 | 52 [48]; ``trump`` "dealer" |
-"none" | "turn_up" ["dealer" with 48 cards, "turn_up" with 52]; ``bidding``
-[False]; ``target`` [4]; ``target_schedule`` a list or "default" (1..5..1)
-[None]; ``rounds`` deals per episode [1, or len(schedule), or unlimited with
-win_at]; ``win_at`` end the match once a total reaches it [None].
+Options (allowed values, [default]):
+
+- ``deck`` 48 | 52 [48]: the deck; 16 cards to each seat, or 17 and one card
+  left undealt.
+- ``trump`` "dealer" | "none" | "turn_up" ["dealer" with 48 cards, "turn_up"
+  with 52]: the dealer names trump, there is none, or the undealt card is turned
+  up and its suit is trump (deck=52 only).
+- ``bidding`` True | False [False]: every seat bids a number of tricks, and its
+  bid is its target.
+- ``target`` 0 .. cards per seat [4; none with bidding or target_schedule]: the
+  number of tricks to take exactly.
+- ``target_schedule`` "default" (1, 2, 3, 4, 5, 4, 3, 2, 1) | a list of
+  targets [None]: one target per deal, in turn.
+- ``rounds`` an integer >= 1 [1, the schedule's length, or unlimited with
+  win_at]: deals per episode.
+- ``win_at`` an integer >= 1 [None]: the match ends once a total reaches it.
+
+``OPTIONS`` declares them (``trickenv info four_tricks`` prints it).
 """
 
 from __future__ import annotations
@@ -12,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from trickenv import cards
 from trickenv.engine.kernels import (
@@ -64,14 +77,16 @@ from trickenv.engine.layout import (
 )
 from trickenv.engine.state import State
 from trickenv.games.base import (
-    Block, GameSpec, block_offsets, card_table, check_bool, check_choice, check_int, check_unknown, fill_records,
+    Block, GameSpec, Option, OptionValues, SeatMetrics, Words, a_bool, block_offsets, card_table, check_choice,
+    check_int, fill_records, one_of, resolve_options, write_offsets,
 )
 
 NAME = "four_tricks"
+COMPILE_LABEL = "the Four Tricks kernels"  # trickenv.engine.first_run
 NUM_PLAYERS = 3
 DEFAULT_SCHEDULE = (1, 2, 3, 4, 5, 4, 3, 2, 1)
-OPTIONS = ("deck", "trump", "bidding", "target", "target_schedule", "rounds", "win_at")
 TRUMP_MODES = ("dealer", "none", "turn_up")
+DEFAULT_TARGET = 4
 EXACT_SCORE = 4  # for taking exactly the target
 BID_BONUS = 10  # a made bid scores bid + 10
 
@@ -87,6 +102,11 @@ NUM_FIELDS = GAME_FIELDS + 13
 
 # Config vector.
 C_DECK, C_RANKS, C_HAND, C_TRUMP_MODE, C_BIDDING, C_TARGET, C_ROUNDS, C_WIN_AT, C_SCHED_LEN, C_ACTIONS = range(10)
+# ... and where each observation block starts (make_spec writes them from obs_blocks, the one source of the layout).
+OBS_SLOTS = ("trick", "played", "trump", "turned_up", "tricks", "target", "bids", "phase", "dealer", "leader")
+(C_OFF_TRICK, C_OFF_PLAYED, C_OFF_TRUMP, C_OFF_UP, C_OFF_TRICKS, C_OFF_TARGET, C_OFF_BIDS, C_OFF_PHASE, C_OFF_DEALER,
+ C_OFF_LEADER) = range(10, 20)
+NUM_CFG = 20
 MODE_DEALER, MODE_NONE, MODE_TURN_UP = range(3)
 N = NUM_PLAYERS
 
@@ -259,16 +279,16 @@ def _write_obs(hands, played_by, s, cfg, g, seat, obs):
     """Everything ``seat`` knows about game g, seat-relative, into ``obs[g]`` (docs/observations.md)."""
     deck = cfg[C_DECK]
     hand = cfg[C_HAND]
-    o_trick = deck
-    o_played = o_trick + N * deck
-    o_trump = o_played + N * deck
-    o_up = o_trump + 5
-    o_tricks = o_up + deck
-    o_target = o_tricks + N * (hand + 1)
-    o_bids = o_target + hand + 1
-    o_phase = o_bids + N * (hand + 1)
-    o_dealer = o_phase + NUM_PHASES
-    o_leader = o_dealer + N
+    o_trick = cfg[C_OFF_TRICK]
+    o_played = cfg[C_OFF_PLAYED]
+    o_trump = cfg[C_OFF_TRUMP]
+    o_up = cfg[C_OFF_UP]
+    o_tricks = cfg[C_OFF_TRICKS]
+    o_target = cfg[C_OFF_TARGET]
+    o_bids = cfg[C_OFF_BIDS]
+    o_phase = cfg[C_OFF_PHASE]
+    o_dealer = cfg[C_OFF_DEALER]
+    o_leader = cfg[C_OFF_LEADER]
     # Dense blocks (hand, played) are written whole; the one-hot blocks are cleared, then set.
     put_bits(obs, g, 0, hands[g, seat], deck)
     clear(obs, g, o_trick, N * deck)
@@ -300,11 +320,13 @@ def _write_obs(hands, played_by, s, cfg, g, seat, obs):
     obs[g, o_leader + seat_from(lead, seat, N)] = 1
 
 
-# Entry kernels: the same thin loops in every game. A shared loop taking the game's
-# functions as arguments would be recompiled in every process (numba cannot cache it).
+# Entry kernels, one per entry point: the same thin loops in every game. A shared loop taking the
+# game's functions as arguments would be recompiled in every process (numba cannot cache it).
+# There is no threaded twin: VecEnv(threads=k) runs step_kernel on k slices of the batch at once
+# (it releases the GIL), so each game compiles one kernel per entry.
 
 
-@njit(cache=True, parallel=SERIAL)
+@njit(cache=True)  # without SERIAL's passes: a reset is rare, and they cost compile time
 def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, deal_rows, use_deal,
                  dealers, mask, obs):
     """Start a new episode in every game (from ``deal_rows[g]`` where ``use_deal[g]``)."""
@@ -315,24 +337,7 @@ def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play
         _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
 
 
-@njit(inline="always")
-def _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, mask, obs,
-               rewards, done, deal_end, autoreset, empty_row):
-    """One step of game g, then its next mask and the observation of the seat to act."""
-    for p in range(rewards.shape[1]):
-        rewards[g, p] = 0
-    ended = _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards,
-                   empty_row)
-    done[g] = ended == MATCH_ENDED
-    deal_end[g] = ended != NOTHING_ENDED
-    if ended == MATCH_ENDED and autoreset:
-        _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, empty_row,
-                     False, -1)
-    _write_mask(hands, s, cfg, tab, g, mask)
-    _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
-
-
-@njit(cache=True, parallel=SERIAL)
+@njit(cache=True, parallel=SERIAL, nogil=True)
 def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, actions, where, mask,
                 obs, rewards, done, deal_end, autoreset):
     """Apply one action to every game ``g`` with ``where[g]``; return the number of illegal ones.
@@ -340,32 +345,28 @@ def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play,
     With any illegal action nothing changes. Games outside ``where`` keep their
     state, mask and observation; their rewards, done and deal_end read zero.
     """
+    # The loop body is written out here rather than in a helper inlined per game: numba copies an
+    # inlined function's whole expanded IR at each call site, and that copy was 40% of the compile.
     bad = count_illegal(actions, where, mask, cfg[C_ACTIONS])
+    if bad:
+        return bad
     empty_row = np.empty(0, np.int8)
-    if bad == 0:
-        for g in range(s.shape[0]):
-            if where[g]:
-                _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
-                           actions[g], mask, obs, rewards, done, deal_end, autoreset, empty_row)
-            else:
-                idle_game(rewards, done, deal_end, g)
-    return bad
-
-
-@njit(cache=True, parallel=True)
-def step_kernel_parallel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, actions,
-                         where, mask, obs, rewards, done, deal_end, autoreset):
-    """:func:`step_kernel` with the games split over threads (for large batches)."""
-    bad = count_illegal(actions, where, mask, cfg[C_ACTIONS])
-    empty_row = np.empty(0, np.int8)
-    if bad == 0:
-        for g in prange(s.shape[0]):
-            if where[g]:
-                _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
-                           actions[g], mask, obs, rewards, done, deal_end, autoreset, empty_row)
-            else:
-                idle_game(rewards, done, deal_end, g)
-    return bad
+    for g in range(s.shape[0]):
+        if not where[g]:
+            idle_game(rewards, done, deal_end, g)
+            continue
+        for p in range(rewards.shape[1]):
+            rewards[g, p] = 0
+        ended = _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
+                       actions[g], rewards, empty_row)
+        done[g] = ended == MATCH_ENDED
+        deal_end[g] = ended != NOTHING_ENDED
+        if ended == MATCH_ENDED and autoreset:
+            _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
+                         empty_row, False, -1)
+        _write_mask(hands, s, cfg, tab, g, mask)
+        _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
+    return 0
 
 
 @njit(cache=True, parallel=SERIAL)
@@ -378,37 +379,80 @@ def observe_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_pl
 # --------------------------------------------------------------- the spec
 
 
-def make_spec(**options: Any) -> GameSpec:
-    """Validate Four Tricks options and build its spec."""
-    check_unknown(NAME, options, OPTIONS)
-    deck = check_choice("deck", options.get("deck", 48), (48, 52))
-    trump = check_choice("trump", options.get("trump", "turn_up" if deck == 52 else "dealer"), TRUMP_MODES)
-    if trump == "turn_up" and deck != 52:
+def _default_trump(opts: OptionValues) -> str:
+    return "turn_up" if opts["deck"] == 52 else "dealer"
+
+
+def _check_trump(name: str, value: Any, opts: OptionValues) -> str:
+    trump = check_choice(name, value, TRUMP_MODES)
+    if trump == "turn_up" and opts["deck"] != 52:
         raise ValueError('trump="turn_up" needs deck=52 (with 48 cards no card is left to turn up)')
-    bidding = check_bool("bidding", options.get("bidding", False))
-    hand = deck // NUM_PLAYERS
-    schedule = options.get("target_schedule")
-    target = options.get("target")
-    if bidding and (target is not None or schedule is not None):
+    return trump
+
+
+def _check_target(name: str, value: Any, opts: OptionValues) -> int | None:
+    """The fixed target; None where bidding or the schedule sets the targets."""
+    schedule = opts.given.get("target_schedule")
+    if opts["bidding"] and (value is not None or schedule is not None):
         raise ValueError("bidding=True cannot be combined with target or target_schedule (the bid is the target)")
-    if target is not None and schedule is not None:
+    if value is not None and schedule is not None:
         raise ValueError("give either target or target_schedule, not both")
-    target = 4 if target is None else check_int("target", target, 0, hand)
-    if schedule is not None:
-        if isinstance(schedule, str):
-            check_choice("target_schedule", schedule, ("default",))
-            schedule = DEFAULT_SCHEDULE
-        if not hasattr(schedule, "__len__") or len(schedule) == 0:
-            raise ValueError(f'target_schedule must be a non-empty list of targets or "default", got {schedule!r}')
-        schedule = tuple(check_int("target_schedule entry", t, 0, hand) for t in schedule)
-    win_at = options.get("win_at")
-    if win_at is not None:
-        win_at = check_int("win_at", win_at, 1)
-    rounds = options.get("rounds")
-    if rounds is None:
-        rounds = 0 if win_at is not None else (len(schedule) if schedule else 1)
-    else:
-        rounds = check_int("rounds", rounds, 1)
+    if value is None:
+        return None if opts["bidding"] or schedule is not None else DEFAULT_TARGET
+    return check_int(name, value, 0, opts["deck"] // NUM_PLAYERS)
+
+
+def _check_schedule(name: str, value: Any, opts: OptionValues) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    schedule = value
+    if isinstance(schedule, str):
+        check_choice(name, schedule, ("default",))
+        schedule = DEFAULT_SCHEDULE
+    if not hasattr(schedule, "__len__") or len(schedule) == 0:
+        raise ValueError(f'target_schedule must be a non-empty list of targets or "default", got {schedule!r}')
+    return tuple(check_int("target_schedule entry", t, 0, opts["deck"] // NUM_PLAYERS) for t in schedule)
+
+
+def _check_rounds(name: str, value: Any, opts: OptionValues) -> int | None:
+    """Deals per episode; None = until a total reaches win_at."""
+    win_at = opts["win_at"]  # read (and so checked) before rounds
+    if value is None:
+        if win_at is not None:
+            return None
+        schedule = opts["target_schedule"]
+        return len(schedule) if schedule else 1
+    return check_int(name, value, 1)
+
+
+def _check_win_at(name: str, value: Any, opts: OptionValues) -> int | None:
+    return None if value is None else check_int(name, value, 1)
+
+
+OPTIONS = (
+    Option("deck", 48, "48 | 52", "the deck; 16 cards to each seat, or 17 and one card left undealt.", one_of(48, 52)),
+    Option("trump", _default_trump, '"dealer" | "none" | "turn_up"',
+           "the dealer names trump, there is none, or the undealt card is turned up and its suit is trump "
+           "(deck=52 only).", _check_trump, default_text='"dealer" with 48 cards, "turn_up" with 52'),
+    Option("bidding", False, "True | False", "every seat bids a number of tricks, and its bid is its target.", a_bool),
+    Option("target", None, "0 .. cards per seat", "the number of tricks to take exactly.", _check_target,
+           default_text=f"{DEFAULT_TARGET}; none with bidding or target_schedule"),
+    Option("target_schedule", None, f'"default" {DEFAULT_SCHEDULE} | a list of targets',
+           "one target per deal, in turn.", _check_schedule),
+    Option("rounds", None, "an integer >= 1", "deals per episode.", _check_rounds,
+           default_text="1, the schedule's length, or unlimited with win_at"),
+    Option("win_at", None, "an integer >= 1", "the match ends once a total reaches it.", _check_win_at),
+)
+
+
+def make_spec(**options: Any) -> GameSpec:
+    """Validate Four Tricks options (``OPTIONS``) and build its spec."""
+    resolved = resolve_options(NAME, OPTIONS, options)
+    deck, trump, bidding = resolved["deck"], resolved["trump"], resolved["bidding"]
+    schedule, win_at = resolved["target_schedule"], resolved["win_at"]
+    target = DEFAULT_TARGET if resolved["target"] is None else resolved["target"]
+    rounds = resolved["rounds"] or 0  # 0: no limit
+    hand = deck // NUM_PLAYERS
 
     ranks = cards.num_ranks(deck)
     num_actions = deck + 4 + hand + 1
@@ -418,15 +462,13 @@ def make_spec(**options: Any) -> GameSpec:
     tab = card_table(ids // ranks, ids % ranks, np.zeros(deck), game_rows=1, width=width)
     if schedule:
         tab[TAB_GAME, : len(schedule)] = schedule
-    cfg = np.zeros(10, np.int32)
+    cfg = np.zeros(NUM_CFG, np.int32)
     cfg[[C_DECK, C_RANKS, C_HAND, C_TRUMP_MODE, C_BIDDING, C_TARGET, C_ROUNDS, C_WIN_AT, C_SCHED_LEN, C_ACTIONS]] = [
         deck, ranks, hand, TRUMP_MODES.index(trump), bidding, target, rounds, win_at or 0,
         len(schedule) if schedule else 0, num_actions,
     ]
-    resolved = dict(deck=deck, trump=trump, bidding=bidding, target=None if (bidding or schedule) else target,
-                    target_schedule=schedule, rounds=rounds or None, win_at=win_at)
     blocks = obs_blocks(deck, hand)
-    offsets = block_offsets(blocks)
+    write_offsets(cfg, C_OFF_TRICK, OBS_SLOTS, blocks)
     obs_size = sum(b.size for b in blocks)
 
     def describe(a: int) -> str:
@@ -439,11 +481,52 @@ def make_spec(**options: Any) -> GameSpec:
     return GameSpec(
         name=NAME, options=resolved, num_players=NUM_PLAYERS, deck=deck, hand_size=hand, num_tricks=hand,
         num_actions=num_actions, obs_size=obs_size, num_fields=NUM_FIELDS, num_aux=1, cfg=cfg, tab=tab,
-        reset_kernel=reset_kernel, step_kernel=step_kernel, step_kernel_parallel=step_kernel_parallel,
+        reset_kernel=reset_kernel, step_kernel=step_kernel,
         observe_kernel=observe_kernel, obs_blocks=blocks, records=deal_records,
         describe_action=describe, render_text=render,
-        extra={"obs_offsets": offsets},
+        option_table=OPTIONS, reward_scale=REWARD_SCALE, worst_score=worst_score(resolved, hand),
+        hide_private=hide_private, seat_metrics=seat_metrics, deal_facts=deal_facts,
     )
+
+
+# ------------------------------------------------------------ what the other layers ask
+
+# A target hit (+4) is worth +1 to a single-seat learner.
+REWARD_SCALE = 1 / 4
+
+
+def worst_score(options: dict[str, Any], hand: int) -> float:
+    """The lowest deal score of one seat under resolved ``options`` (trickenv.rewards)."""
+    if options["bidding"]:
+        return -float(hand)  # bid 0 and take every trick, or bid them all and take none
+    targets = options["target_schedule"] or (options["target"],)
+    return -float(max(max(t, hand - t) for t in targets))  # -|tricks - target|
+
+
+def hide_private(spec: GameSpec, info: State, seats: np.ndarray, undealt: np.ndarray) -> None:
+    """The world sampler's information state: a turned-up card is public, so the undealt rest stays known."""
+    info.aux[:, 0] = np.where(info.s[:, TURNED_UP] >= 0, undealt, np.uint64(0))
+
+
+def seat_metrics(spec: GameSpec, rec: dict[str, np.ndarray]) -> SeatMetrics:
+    """Per seat of finished deals: exact hits and tricks taken (and bids with bidding); see GameSpec."""
+    every = np.ones((len(rec["scores"]), spec.num_players), bool)
+    goal = np.where(rec["target"][:, None] >= 0, rec["target"][:, None], rec["bids"])
+    out = {"exact_hit_rate": (rec["tricks"] == goal, every), "mean_tricks": (rec["tricks"], every)}
+    if spec.options.get("bidding"):
+        out["mean_bid"] = (rec["bids"], every)
+    return out
+
+
+def deal_facts(spec: GameSpec, info: dict[str, Any], words: Words) -> list[str]:
+    """The table's lines after a deal: the target or the bids."""
+    out = []
+    if int(info["target"]) >= 0:
+        out.append(f"target: exactly {int(info['target'])} tricks")
+    if (info["bids"] >= 0).any():
+        out.append("bids: " + ", ".join(f"{words.label(p)} {int(b)}" for p, b in
+                                          enumerate(info["bids"][:spec.num_players])))
+    return out
 
 
 # ------------------------------------------------------------ text and infos

@@ -1,9 +1,13 @@
 """King Calling / Königrufen (docs/rules.md, King Calling): the caller names a card and a secret partner.
 
-Options (defaults in brackets): ``partner_from`` "first_batch" | "full_hand"
-["first_batch"]: whose hand decides the partner (the holder of the called card
-among the other seats' first 4 cards, or the holder after the full deal);
-``rounds`` deals per episode [1].
+Options (allowed values, [default]):
+
+- ``partner_from`` "first_batch" | "full_hand" ["first_batch"]: whose hand
+  decides the partner: the holder of the called card among the other seats'
+  first 4 cards, or its holder after the full deal.
+- ``rounds`` an integer >= 1 [1]: deals per episode.
+
+``OPTIONS`` declares them (``trickenv info koenigrufen`` prints it).
 
 Actions (Discrete(70)): ``c`` plays card c (0..31); ``32 + c`` calls card c;
 ``64 + s`` declares the marriage (K + O) in suit s; ``68`` declares the hundred,
@@ -16,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from trickenv import cards
 from trickenv.engine.kernels import (
@@ -66,15 +70,19 @@ from trickenv.engine.layout import (
 )
 from trickenv.engine.state import State
 from trickenv.games import base
-from trickenv.games.base import Block, GameSpec, block_offsets, check_choice, check_int, check_unknown, fill_records
+from trickenv.games.base import (
+    Block, GameSpec, Option, SeatMetrics, Words, at_least, block_offsets, fill_records, literal, one_of,
+    resolve_options,
+)
+from trickenv.sampler import deal_unseen
 
 NAME = "koenigrufen"
+COMPILE_LABEL = "the King Calling kernels"  # trickenv.engine.first_run
 NUM_PLAYERS = 4
 DECK = 32
 RANKS = 8
 HAND = 8
 BATCH = 4  # cards per batch of the deal (two batches)
-OPTIONS = ("partner_from", "rounds")
 PARTNER_MODES = ("first_batch", "full_hand")
 
 # Actions.
@@ -514,11 +522,13 @@ def _write_obs(hands, played_by, s, cfg, g, seat, obs):
     obs[g, O_CALLER + seat_from(caller, seat, N)] = 1
 
 
-# Entry kernels: the same thin loops in every game. A shared loop taking the game's
-# functions as arguments would be recompiled in every process (numba cannot cache it).
+# Entry kernels, one per entry point: the same thin loops in every game. A shared loop taking the
+# game's functions as arguments would be recompiled in every process (numba cannot cache it).
+# There is no threaded twin: VecEnv(threads=k) runs step_kernel on k slices of the batch at once
+# (it releases the GIL), so each game compiles one kernel per entry.
 
 
-@njit(cache=True, parallel=SERIAL)
+@njit(cache=True)  # without SERIAL's passes: a reset is rare, and they cost compile time
 def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, deal_rows, use_deal,
                  dealers, mask, obs):
     """Start a new episode in every game (from ``deal_rows[g]`` where ``use_deal[g]``)."""
@@ -529,24 +539,7 @@ def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play
         _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
 
 
-@njit(inline="always")
-def _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, mask, obs,
-               rewards, done, deal_end, autoreset, empty_row):
-    """One step of game g, then its next mask and the observation of the seat to act."""
-    for p in range(rewards.shape[1]):
-        rewards[g, p] = 0
-    ended = _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards,
-                   empty_row)
-    done[g] = ended == MATCH_ENDED
-    deal_end[g] = ended != NOTHING_ENDED
-    if ended == MATCH_ENDED and autoreset:
-        _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, empty_row,
-                     False, -1)
-    _write_mask(hands, s, cfg, tab, g, mask)
-    _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
-
-
-@njit(cache=True, parallel=SERIAL)
+@njit(cache=True, parallel=SERIAL, nogil=True)
 def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, actions, where, mask,
                 obs, rewards, done, deal_end, autoreset):
     """Apply one action to every game ``g`` with ``where[g]``; return the number of illegal ones.
@@ -554,32 +547,28 @@ def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play,
     With any illegal action nothing changes. Games outside ``where`` keep their
     state, mask and observation; their rewards, done and deal_end read zero.
     """
+    # The loop body is written out here rather than in a helper inlined per game: numba copies an
+    # inlined function's whole expanded IR at each call site, and that copy was 40% of the compile.
     bad = count_illegal(actions, where, mask, cfg[C_ACTIONS])
+    if bad:
+        return bad
     empty_row = np.empty(0, np.int8)
-    if bad == 0:
-        for g in range(s.shape[0]):
-            if where[g]:
-                _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
-                           actions[g], mask, obs, rewards, done, deal_end, autoreset, empty_row)
-            else:
-                idle_game(rewards, done, deal_end, g)
-    return bad
-
-
-@njit(cache=True, parallel=True)
-def step_kernel_parallel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, actions,
-                         where, mask, obs, rewards, done, deal_end, autoreset):
-    """:func:`step_kernel` with the games split over threads (for large batches)."""
-    bad = count_illegal(actions, where, mask, cfg[C_ACTIONS])
-    empty_row = np.empty(0, np.int8)
-    if bad == 0:
-        for g in prange(s.shape[0]):
-            if where[g]:
-                _step_game(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
-                           actions[g], mask, obs, rewards, done, deal_end, autoreset, empty_row)
-            else:
-                idle_game(rewards, done, deal_end, g)
-    return bad
+    for g in range(s.shape[0]):
+        if not where[g]:
+            idle_game(rewards, done, deal_end, g)
+            continue
+        for p in range(rewards.shape[1]):
+            rewards[g, p] = 0
+        ended = _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
+                       actions[g], rewards, empty_row)
+        done[g] = ended == MATCH_ENDED
+        deal_end[g] = ended != NOTHING_ENDED
+        if ended == MATCH_ENDED and autoreset:
+            _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
+                         empty_row, False, -1)
+        _write_mask(hands, s, cfg, tab, g, mask)
+        _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
+    return 0
 
 
 @njit(cache=True, parallel=SERIAL)
@@ -599,24 +588,209 @@ def card_table() -> np.ndarray:
                            np.where(np.isin(ids % RANKS, (RANK_TEN, RANK_A)), 10, 0))
 
 
+OPTIONS = (
+    Option("partner_from", "first_batch", " | ".join(map(literal, PARTNER_MODES)),
+           "whose hand decides the partner: the holder of the called card among the other seats' first 4 cards, "
+           "or its holder after the full deal.", one_of(*PARTNER_MODES)),
+    Option("rounds", 1, "an integer >= 1", "deals per episode.", at_least(1)),
+)
+
+
 def make_spec(**options: Any) -> GameSpec:
-    """Validate King Calling options and build its spec."""
-    check_unknown(NAME, options, OPTIONS)
-    partner_from = check_choice("partner_from", options.get("partner_from", "first_batch"), PARTNER_MODES)
-    rounds = check_int("rounds", options.get("rounds", 1), 1)
+    """Validate King Calling options (``OPTIONS``) and build its spec."""
+    resolved = resolve_options(NAME, OPTIONS, options)
+    partner_from, rounds = resolved["partner_from"], resolved["rounds"]
     cfg = np.zeros(3, np.int32)
     cfg[C_ROUNDS] = rounds
     cfg[C_PARTNER_MODE] = PARTNER_MODES.index(partner_from)
     cfg[C_ACTIONS] = NUM_ACTIONS
-    resolved = dict(partner_from=partner_from, rounds=rounds)
     return GameSpec(
         name=NAME, options=resolved, num_players=NUM_PLAYERS, deck=DECK, hand_size=HAND, num_tricks=HAND,
         num_actions=NUM_ACTIONS, obs_size=OBS_SIZE, num_fields=NUM_FIELDS, num_aux=NUM_AUX, cfg=cfg,
         tab=card_table(), reset_kernel=reset_kernel, step_kernel=step_kernel,
-        step_kernel_parallel=step_kernel_parallel, observe_kernel=observe_kernel, obs_blocks=obs_blocks(),
+        observe_kernel=observe_kernel, obs_blocks=obs_blocks(),
         records=deal_records, batch_sizes=(BATCH, BATCH), describe_action=describe_action, render_text=render,
-        extra={"obs_offsets": obs_offsets(), "duties": (MUST_TRUMP, MUST_BEAT)},
+        option_table=OPTIONS, reward_scale=REWARD_SCALE, worst_score=WORST_SCORE, duties=(MUST_TRUMP, MUST_BEAT),
+        hide_private=hide_private, required_cards=required_cards, deal_worlds=deal_worlds,
+        settle_worlds=settle_worlds, search_decisions=SEARCH_DECISIONS, search_tiebreak=SEARCH_TIEBREAK,
+        side_points=side_points, seat_metrics=seat_metrics, play_news=play_news, turn_notes=turn_notes,
+        deal_facts=deal_facts,
     )
+
+
+# ------------------------------------------------------------ what the other layers ask
+
+REWARD_SCALE = 1.0  # a plain 2-against-2 win pays +1
+WORST_SCORE = -15.0  # alone against three, stake 5 (all tricks declared and missed): 3 * 5
+
+# Search (PIMC). Every sampled world knows the partner, so searching the call and the declarations
+# is blindly optimistic (measured: -0.23 payment a deal against the rule-based agent); the rule-based
+# agent makes those decisions and search plays the cards. Payments come in whole stake units, so most
+# moves tie on payment alone; the side's card points (1/120 of a unit for all of them) break those ties.
+SEARCH_DECISIONS = "cards"
+SEARCH_TIEBREAK = 1.0
+
+UNKNOWN = -2  # in an information state: a partnership field the seat cannot know (partner, holder, alone kind)
+
+
+def hide_private(spec: GameSpec, info: State, seats: np.ndarray, undealt: np.ndarray) -> None:
+    """The world sampler's information state: keep the partnership fields only where they are public or the
+    seat's own knowledge."""
+    s = info.s
+    called = s[:, CALLED] >= 0
+    revealed = s[:, REVEALED] != 0
+    is_partner = s[:, PARTNER] == seats
+    holds = s[:, HOLDER] == seats  # holder (or holder once): knows the caller is alone unless it is the partner
+    known = ~called | revealed | is_partner | holds
+    for col in (PARTNER, HOLDER, ALONE):
+        s[:, col] = np.where(known, s[:, col], UNKNOWN)
+
+
+def required_cards(spec: GameSpec, info: State, i: int, others: list[int]) -> dict[int, int]:
+    """The world sampler: the king and ober of every declared marriage stay with their declarer."""
+    out = {}
+    for q in others:
+        m = int(info.s[i, MARR + q])
+        req = 0
+        for su in range(4):
+            if m >> su & 1:
+                req |= (1 << (su * RANKS + RANK_K)) | (1 << (su * RANKS + RANK_O))
+        if req:
+            out[q] = req
+    return out
+
+
+def deal_worlds(spec: GameSpec, info: State, worlds: State, i: int, caller: int, k: int, rng: np.ndarray) -> bool:
+    """The world sampler before the call: the caller knows its first 4 cards; the other first batches and
+    every second batch (its own too) are dealt again uniformly. False (nothing done) after the call."""
+    if info.s[i, PHASE] != PH_CALL:
+        return False
+    caps = np.array([4, 4, 4, 4, 4, 4, 4], np.int64)
+    mine = info.hands[i, caller]
+    pool_ids = [c for c in range(32) if not (int(mine) >> c) & 1]
+    others = [q for q in range(4) if q != caller]
+    for w in range(k):
+        row = i * k + w
+        hands = deal_unseen(rng, caps, pool_ids)
+        for j, q in enumerate(others):
+            worlds.hands[row, q] = hands[j]
+        for q in range(4):
+            worlds.aux[row, 1 + q] = hands[3 + q]
+        worlds.hands[row, caller] = mine
+        for q in range(4):
+            worlds.dealt[row, 0, q] = worlds.hands[row, q] | worlds.aux[row, 1 + q]
+            worlds.dealt[row, 0, 4 + q] = worlds.aux[row, 1 + q]
+    return True
+
+
+def settle_worlds(spec: GameSpec, worlds: State, rows: np.ndarray, k: int, coin_seeds: np.ndarray) -> None:
+    """The world sampler: fix partner, holder and alone kind where the seat does not know them, from the
+    world's cards.
+
+    ``rows`` are the worlds of some decisions, ``k`` consecutive ones each; decision j's coins (is the
+    called card in the holder's first batch?) are drawn from ``coin_seeds[j]``.
+    """
+    s = worlds.s[rows]
+    unknown = s[:, PARTNER] == UNKNOWN
+    if not unknown.any():
+        return
+    coin = np.zeros(len(rows), np.bool_)
+    for j in np.flatnonzero(unknown.reshape(-1, k).any(axis=1)):  # in the first batch: even odds
+        coin[j * k:(j + 1) * k] = np.random.default_rng(int(coin_seeds[j])).random(k) < 0.5
+    called = s[:, CALLED]
+    card = np.uint64(1) << called.astype(np.uint64)
+    held = (worlds.hands[rows] & card[:, None]) != 0
+    holder = np.where(held.any(axis=1), held.argmax(axis=1), -1)
+    # a played called card would be public (revealed), so here some hand holds it
+    caller = s[:, CALLER]
+    full_hand = spec.cfg[C_PARTNER_MODE] == MODE_FULL_HAND
+    with_partner = (holder != caller) & (full_hand | coin)
+    s[:, PARTNER] = np.where(unknown, np.where(with_partner, holder, -1), s[:, PARTNER])
+    s[:, HOLDER] = np.where(unknown, holder, s[:, HOLDER])
+    kind = np.where(with_partner, WITH_PARTNER, np.where((holder == caller) & coin, ALONE_ON_PURPOSE, ALONE_BY_CHANCE))
+    s[:, ALONE] = np.where(unknown, kind, s[:, ALONE])
+    worlds.s[rows] = s
+
+
+def side_points(spec: GameSpec, rec: dict[str, np.ndarray], seats: np.ndarray) -> np.ndarray:
+    """Card points with counted marriages of ``seats[j]``'s side in deal record j: its team total."""
+    rows = np.arange(len(seats))
+    calling = rec["calling_side"][rows, seats]
+    return np.where(calling, rec["team_totals"][:, 0], rec["team_totals"][:, 1]).astype(np.float32)
+
+
+def seat_metrics(spec: GameSpec, rec: dict[str, np.ndarray]) -> SeatMetrics:
+    """Per seat of finished deals: wins by role, scores by role, partner and alone rates, declarations;
+    see GameSpec."""
+    n = spec.num_players
+    seats = np.arange(n)[None, :]
+    every = np.ones((len(rec["scores"]), n), bool)
+    caller = rec["caller"][:, None]
+    partner = rec["partner"][:, None]
+    calling = rec["calling_side"]
+    wins = rec["calling_wins"][:, None]
+    is_caller = seats == caller
+    is_partner = (seats == partner) & ~is_caller
+    won = np.where(calling, wins, ~wins)
+    declared = seats == rec["big_declared_by"][:, None]
+    alone = rec["alone_kind"][:, None]
+    scores = rec["scores"]
+    return {
+        "win_rate": (won, every),
+        "caller_win_rate": (won, is_caller),
+        "partner_win_rate": (won, is_partner),
+        "defender_win_rate": (won, ~calling),
+        "caller_score": (scores, is_caller),
+        "partner_score": (scores, is_partner),
+        "defender_score": (scores, ~calling),
+        "partner_share": (is_partner, every),
+        "alone_on_purpose_rate": (np.broadcast_to(alone == 1, every.shape), is_caller),
+        "alone_by_chance_rate": (np.broadcast_to(alone == 2, every.shape), is_caller),
+        "declaration_rate": (declared, every),
+        "declaration_win_rate": (won, declared),
+        "marriages_declared": (rec["marriages"].sum(axis=2), every),
+    }
+
+
+def play_news(spec: GameSpec, state: State, g: int, before: np.ndarray, words: Words) -> list[str]:
+    """The table's line once the called card is out: the sides are public from then on."""
+    s = state.s[g]
+    if before[REVEALED] or not s[REVEALED]:
+        return []
+    called = words.card(int(s[CALLED]))
+    if s[PARTNER] < 0:
+        return [f"the called card {called} is out: the caller plays alone"]
+    return [f"the called card {called} is out: {words.label(int(s[PARTNER]))} is the caller's partner"]
+
+
+# What a seat knows privately about its side, by the bits of its "own_status" block.
+OWN_STATUS_NOTES = ("you are the caller's secret partner",
+                    "you hold the called card but are not the partner: the caller is alone",
+                    "you called your own card: you play alone")
+
+
+def turn_notes(spec: GameSpec, view: dict[str, np.ndarray]) -> list[str]:
+    """The table's lines at the person's turn: what they know privately about their side."""
+    return [text for k, text in enumerate(OWN_STATUS_NOTES) if view["own_status"][k]]
+
+
+def deal_facts(spec: GameSpec, info: dict[str, Any], words: Words) -> list[str]:
+    """The table's lines after a deal: the call and sides, a big declaration, the result."""
+    out = []
+    caller = int(info["caller"])
+    partner = int(info["partner"])
+    side = f"with partner {words.label(partner)}" if partner >= 0 else "alone"
+    out.append(f"{words.label(caller, True)} called {words.card(int(info['called_card']))} "
+               f"and played {side}")
+    big = int(info["big_declaration"])
+    if big:
+        out.append(f"{words.label(int(info['big_declared_by']), True)} declared "
+                   f"{('the hundred', 'all tricks')[big - 1]}")
+    tt = info["team_totals"]
+    won = "won" if info["calling_wins"] else "lost"
+    out.append(f"calling side {int(tt[0])} (needed {int(info['threshold'])}), defenders {int(tt[1])}: "
+               f"the calling side {won}, stake {int(info['stake'])}")
+    return out
 
 
 # ------------------------------------------------------------ text and infos

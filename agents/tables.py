@@ -1,0 +1,115 @@
+"""From deal records to score tables: what the play loop of :mod:`trickenv.agents.evaluation` collects.
+
+- :class:`Chunk`: the games of one chunk of an evaluation (``deals x
+  seatings``, game ``g`` = deal ``g // S`` in seating ``g % S``) and the deal
+  records collected as the games finish. It lives outside the play loop, so a
+  KeyboardInterrupt in the middle of a chunk loses nothing.
+- :func:`seat_metrics`: the game-specific facts per seat of finished deals
+  (Four Tricks exact hits, Farbwechsel card points and trump changes caused,
+  King Calling roles and wins).
+- :class:`Table`: what a set of finished deals leaves, ``scores [deal, seating,
+  seat]`` and the seat metrics, in deal order: the input of
+  :func:`trickenv.agents.statistics.summarize`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from trickenv.games.base import GameSpec
+
+__all__ = ["Table", "Chunk", "seat_metrics"]
+
+
+@dataclass
+class Table:
+    """What a set of finished deals leaves, in deal order: the input of :func:`.statistics.summarize`.
+
+    ``scores [D, S, n]`` (deal, seating, seat); ``metrics``: name -> ``(value [D, S, n], weight [D, S, n] bool)``
+    where weight says which seats the metric counts for (e.g. only the caller); ``dealers [D]``;
+    ``deal_ids [D]``: the deals' indices in the run (an interrupted chunk may keep some of its deals).
+    ``metrics``, ``dealers`` and ``deal_ids`` may be left out (``Table(scores)``): no rates, dealer 0.
+    """
+
+    scores: np.ndarray
+    metrics: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    dealers: np.ndarray | None = None
+    deal_ids: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        self.scores = np.asarray(self.scores, np.float64)
+        if self.dealers is None:
+            self.dealers = np.zeros(len(self.scores), np.int64)
+        if self.deal_ids is None:
+            self.deal_ids = np.arange(len(self.scores))
+
+    @staticmethod
+    def concat(parts: list["Table"], num_seatings: int, num_players: int) -> "Table":
+        """One table of the parts, in order (an empty table of the right shape if there are none)."""
+        parts = [p for p in parts if len(p.scores)]
+        if not parts:
+            return Table(np.zeros((0, num_seatings, num_players)), {}, np.zeros(0, np.int64))
+        metrics = {name: (np.concatenate([p.metrics[name][0] for p in parts]),
+                          np.concatenate([p.metrics[name][1] for p in parts])) for name in parts[0].metrics}
+        return Table(np.concatenate([p.scores for p in parts]), metrics, np.concatenate([p.dealers for p in parts]),
+                     np.concatenate([p.deal_ids for p in parts]))
+
+
+class Chunk:
+    """The games of one chunk (``deals x seatings``) and the records collected so far.
+
+    Kept outside the play loop (:func:`.evaluation.play_chunk`) so that a KeyboardInterrupt in the
+    middle of the chunk loses nothing: :meth:`table` returns the deals whose seatings have all finished.
+    """
+
+    def __init__(self, spec: GameSpec, seatings: np.ndarray, deals: np.ndarray, dealers: np.ndarray,
+                 first_deal: int = 0) -> None:
+        self.spec = spec
+        self.first_deal = first_deal
+        self.num_deals = len(deals)
+        self.num_seatings = len(seatings)
+        b = self.num_deals * self.num_seatings
+        # game g = deal g // S in seating g % S
+        self.deals = np.repeat(deals, self.num_seatings, axis=0)
+        self.dealers = np.repeat(dealers, self.num_seatings).astype(np.int64)
+        self.seat_agent = np.tile(seatings, (self.num_deals, 1))  # [B, n] agent index per seat
+        self.finished = np.zeros(b, bool)
+        self.records: dict[str, np.ndarray] = {}
+
+    def store(self, rec: dict[str, np.ndarray]) -> None:
+        """Keep the records of finished games (a ``deal_records()`` dict)."""
+        games = rec["game"]
+        for key, value in rec.items():
+            if key not in self.records:
+                self.records[key] = np.zeros((len(self.finished),) + value.shape[1:], value.dtype)
+            self.records[key][games] = value
+        self.finished[games] = True
+
+    def deals_done(self) -> np.ndarray:
+        """Bool per deal: all its seatings have finished."""
+        return self.finished.reshape(self.num_deals, self.num_seatings).all(axis=1)
+
+    def table(self) -> Table:
+        """The table of the finished deals (all of them once the chunk is over)."""
+        done = self.deals_done()
+        games = (np.flatnonzero(done)[:, None] * self.num_seatings + np.arange(self.num_seatings)).ravel()
+        d, s, n = int(done.sum()), self.num_seatings, self.spec.num_players
+        if d == 0:
+            return Table(np.zeros((0, s, n)), {}, np.zeros(0, np.int64))
+        rec = {key: value[games] for key, value in self.records.items()}
+        metrics = {name: (np.asarray(v).reshape(d, s, n), np.asarray(w).reshape(d, s, n))
+                   for name, (v, w) in seat_metrics(self.spec, rec).items()}
+        scores = rec["scores"].reshape(d, s, n).astype(np.float64)
+        return Table(scores, metrics, rec["dealer"].reshape(d, s)[:, 0].astype(np.int64),
+                     self.first_deal + np.flatnonzero(done))
+
+
+def seat_metrics(spec: GameSpec, rec: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Game-specific facts per seat of finished deals: name -> ``(value [G, n], weight [G, n] bool)``.
+
+    An agent's rate is the mean of ``value`` over its seat-occurrences where ``weight`` is True. The game
+    says which facts (``GameSpec.seat_metrics``).
+    """
+    return spec.seat_metrics(spec, rec)

@@ -1,0 +1,192 @@
+"""Each game owns what it knows: options declared once (one table per game), typed GameSpec hooks, and no
+test on a game's name outside ``trickenv/games/``."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import trickenv
+from trickenv.agents import make_agent
+from trickenv.cli import main
+from trickenv.games import GAMES
+from trickenv.games.base import Option, at_least, block_offsets, literal, options_doc, resolve_options
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+# ------------------------------------------------------------------ options
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_the_docstring_has_the_options_paragraph_of_the_table(game):
+    module = importlib.import_module(GAMES[game])
+    assert flat(options_doc(module.OPTIONS)) in flat(module.__doc__)
+    assert trickenv.make_spec(game).option_table is module.OPTIONS
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_info_prints_the_options_table(game, capsys):
+    main(["info", game])
+    out = flat(capsys.readouterr().out)
+    spec = trickenv.make_spec(game)
+    for o in spec.option_table:
+        row = flat(f"{o.name} {literal(spec.options[o.name])} {o.default_doc} {o.values} {o.comment}")
+        assert row in out, row
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_the_table_gives_the_names_and_defaults(game):
+    spec = trickenv.make_spec(game)
+    names = [o.name for o in spec.option_table]
+    assert list(spec.options) == names
+    for o in spec.option_table:
+        if not callable(o.default) and o.default_text is None:
+            assert spec.options[o.name] == o.default, o.name
+    with pytest.raises(ValueError, match=f"^{game} has no option 'bogus'; options are {', '.join(names)}$"):
+        trickenv.make_spec(game, bogus=1)
+
+
+def test_a_check_reads_the_options_it_depends_on_first():
+    # Four Tricks' rounds reads win_at, so win_at is checked first whatever the table order.
+    with pytest.raises(ValueError, match="^win_at must be >= 1, got 0$"):
+        trickenv.make_spec("four_tricks", rounds=0, win_at=0)
+    with pytest.raises(ValueError, match="^partnership=True needs num_players=4"):
+        trickenv.make_spec("farbwechsel", partnership=True, ranking="bogus")
+
+
+def test_resolve_options_fills_defaults_from_other_options():
+    table = (
+        Option("a", 1, "an integer >= 0", "the first.", at_least(0)),
+        Option("b", lambda opts: opts["a"] + 1, "an integer >= 0", "the second.", at_least(0), default_text="a + 1"),
+    )
+    assert resolve_options("toy", table, {}) == {"a": 1, "b": 2}
+    assert resolve_options("toy", table, {"a": 5}) == {"a": 5, "b": 6}
+    assert resolve_options("toy", table, {"b": 0}) == {"a": 1, "b": 0}
+    with pytest.raises(ValueError, match="^a must be >= 0, got -1$"):
+        resolve_options("toy", table, {"a": -1})
+    assert options_doc(table).splitlines()[-1] == "- ``b`` an integer >= 0 [a + 1]: the second."
+    assert literal(("Q",)) == '("Q",)' and literal("x") == '"x"' and literal(None) == "None"
+
+
+# ------------------------------------------------------------------ typed fields and hooks
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_obs_offsets_come_from_the_blocks_and_extra_is_a_read_only_view(game):
+    spec = trickenv.make_spec(game)
+    assert spec.obs_offsets == block_offsets(spec.obs_blocks)
+    assert sum(size for _, size in spec.obs_offsets.values()) == spec.obs_size
+    assert spec.extra["obs_offsets"] == spec.obs_offsets
+    assert dict(spec.extra).get("duties", (False, False)) == spec.duties
+    with pytest.raises(TypeError):
+        spec.extra["obs_offsets"] = {}
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_seat_metrics_and_side_points_of_records(game):
+    spec = trickenv.make_spec(game)
+    vec = trickenv.make_vec(game, 16, seed=3)
+    obs, mask, _ = vec.reset(seed=3)
+    agent = make_agent("random", spec, seed=4)
+    rec = vec.deal_records()
+    while not len(rec["game"]):
+        obs, mask = vec.step(agent.act_batch(obs, mask))[:2]
+        rec = vec.deal_records()
+    g, n = len(rec["game"]), spec.num_players
+    metrics = spec.seat_metrics(spec, rec)
+    assert metrics
+    for name, (value, weight) in metrics.items():
+        assert np.shape(value) == (g, n) and weight.shape == (g, n) and weight.dtype == bool, name
+    seats = np.arange(g) % n
+    points = spec.side_points(spec, rec, seats)
+    assert points.shape == (g,) and points.dtype == np.float32
+    if spec.search_tiebreak == 0:
+        assert np.array_equal(points, rec["points"][np.arange(g), seats])
+
+
+# ------------------------------------------------------------------ no game names outside the games
+
+GAME_NAMES = frozenset(GAMES)
+# Where a game's name may stand outside trickenv/games/: (file or folder, the definition it is in) -> why.
+ALLOWED = {
+    ("trickenv/__init__.py", "_ENV_MODULES"): "registry: name -> env module",
+    ("trickenv/__init__.py", "_register_gymnasium.names"): "registry: gymnasium id -> name",
+    ("trickenv/gym_env.py", "SingleSeatEnv.__init__"): "the default game of an entry point",
+    ("trickenv/gym_env.py", "SeatVectorEnv.__init__"): "the default game of an entry point",
+    ("trickenv/rllib_env.py", "TrickMultiAgentEnv.__init__.game"): "the default game of an entry point",
+    ("trickenv/rllib_env.py", "ppo_config"): "the default game of an entry point",
+    ("agents/rules.py", "RULES"): "registry: name -> rule-based agent",
+    ("agents/rules_four_tricks.py", "FourTricksRules.__init__"): "a rule agent's guard of its own game",
+    ("agents/rules_farbwechsel.py", "FarbwechselRules.__init__"): "a rule agent's guard of its own game",
+    ("agents/rules_koenigrufen.py", "KoenigrufenRules.__init__"): "a rule agent's guard of its own game",
+    ("agents/", "TOURNAMENT_GAMES"): "registry: the games a tournament plays",
+    ("training/train.py", "DEFAULTS"): "the trainer's per-game settings",
+    ("benchmarks/bench_envs.py", "VARIANTS"): "the benchmark's per-game settings",
+    ("benchmarks/bench_envs.py", "TARGET_BATCHED"): "the benchmark's per-game settings",
+    ("benchmarks/bench_agents.py", "VARIANTS"): "the benchmark's per-game settings",
+}
+
+
+def game_names_in(source: str) -> list[tuple[str, int]]:
+    """``(definition, line)`` of every game name written as a string in ``source`` (docstrings aside).
+
+    The definition is the dotted chain of classes, functions and assigned names around it, e.g.
+    ``PIMCAgent.__init__`` or ``RULES``.
+    """
+    tree = ast.parse(source)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    found = []
+
+    def visit(node: ast.AST, scope: tuple[str, ...]) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = scope
+            if isinstance(child, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                inner = scope + (child.name,)
+            elif isinstance(child, (ast.Assign, ast.AnnAssign)):
+                targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+                names = [t.id if isinstance(t, ast.Name) else t.attr for t in targets
+                         if isinstance(t, (ast.Name, ast.Attribute))]
+                inner = scope + tuple(names[:1])
+            if (isinstance(child, ast.Constant) and isinstance(child.value, str) and child.value in GAME_NAMES
+                    and id(child) not in docstrings):
+                found.append((".".join(scope) or "<module>", child.lineno))
+            visit(child, inner)
+
+    visit(tree, ())
+    return found
+
+
+def allowed(path: str, definition: str) -> bool:
+    return any((path == where or (where.endswith("/") and path.startswith(where))) and definition == name
+               for where, name in ALLOWED)
+
+
+def test_the_scan_finds_a_game_name_test():
+    code = 'def f(spec):\n    """About koenigrufen."""\n    if spec.name == "koenigrufen":\n        return 1\n'
+    assert game_names_in(code) == [("f", 3)]
+    assert game_names_in('TABLE = {"four_tricks": 0.25}\n') == [("TABLE", 1)]
+    assert not allowed("trickenv/sampler.py", "f") and allowed("agents/rules.py", "RULES")
+
+
+def test_no_module_outside_the_games_tests_a_game_name():
+    files = [p for top in ("trickenv", "agents", "training", "benchmarks") for p in sorted((ROOT / top).rglob("*.py"))
+             if p.relative_to(ROOT).parts[:2] != ("trickenv", "games")]
+    files.append(ROOT / "notebooks" / "research.py")
+    found = []
+    for path in files:
+        rel = path.relative_to(ROOT).as_posix()
+        found += [f"{rel}:{line} in {where}" for where, line in game_names_in(path.read_text(encoding="utf-8"))
+                  if not allowed(rel, where)]
+    assert not found, ("a game's name outside trickenv/games/: ask the game's spec (GameSpec) instead\n"
+                       + "\n".join(found))
