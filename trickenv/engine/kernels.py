@@ -295,6 +295,25 @@ def close_deal(dealt, last_play, played_by, played_in, trick_trump, s, g, n, rew
 
 
 @njit(inline="always")
+def start_match(s, rng, g, dealer, n):
+    """Zero game g's match totals and round; its first dealer is ``dealer``, or a seat drawn at random if < 0."""
+    for k in range(4):
+        s[g, TOTALS + k] = 0
+    s[g, ROUND] = 0
+    s[g, DEALER] = dealer if dealer >= 0 else uniform_int(rng, g, n)
+
+
+@njit(inline="always")
+def next_dealer(s, rng, g, new_match, n):
+    """Who deals after a deal of game g ended: the next seat, or for a new match (``new_match``: its totals
+    and round zeroed) a seat drawn at random."""
+    if new_match:
+        start_match(s, rng, g, -1, n)
+    else:
+        s[g, DEALER] = (s[g, DEALER] + 1) % n
+
+
+@njit(inline="always")
 def seal_match(s, g, over):
     """Record the match totals after the last finished deal and whether it ended the match."""
     for p in range(4):

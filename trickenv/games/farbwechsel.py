@@ -49,10 +49,11 @@ from trickenv.engine.kernels import (
     put_bits,
     put_equal,
     clear,
+    next_dealer,
     seal_match,
+    start_match,
     seat_after,
     seat_from,
-    uniform_int,
     write_common_record,
 )
 from trickenv.engine.layout import (
@@ -73,7 +74,6 @@ from trickenv.engine.layout import (
     TAB_POINTS,
     TAB_SUIT,
     TO_ACT,
-    TOTALS,
     TRICK,
     TRICK_LEN,
     TRICK_NO,
@@ -194,16 +194,6 @@ def _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play,
 
 
 @njit(inline="always")
-def _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g, deal_row, fixed, dealer):
-    """Zero the match and deal its first deal (dealer < 0: drawn at random)."""
-    for k in range(4):
-        s[g, TOTALS + k] = 0
-    s[g, ROUND] = 0
-    s[g, DEALER] = dealer if dealer >= 0 else uniform_int(rng, g, cfg[C_N])
-    _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g, deal_row, fixed)
-
-
-@njit(inline="always")
 def _change_trump(s, g, tab, cfg, leader, winner, last_trick):
     """After a trick: count its switching cards and, unless it was the last, move trump and record a change.
 
@@ -270,7 +260,7 @@ def _finish_deal(played_by, played_in, trick_trump, dealt, last_play, s, cfg, g,
 
 
 @njit(inline="always")
-def _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards, empty_row):
+def _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards):
     """Apply legal action ``a`` to game g; return what it ended (``engine.kernels`` codes)."""
     n = cfg[C_N]
     p = s[g, TO_ACT]
@@ -293,9 +283,7 @@ def _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, r
     if _finish_deal(played_by, played_in, trick_trump, dealt, last_play, s, cfg, g, rewards):
         s[g, PHASE] = PH_DONE
         return MATCH_ENDED
-    s[g, DEALER] = (s[g, DEALER] + 1) % n
-    _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g, empty_row, False)
-    return DEAL_ENDED
+    return DEAL_ENDED  # the step kernel starts the next deal
 
 
 @njit(inline="always")
@@ -371,8 +359,9 @@ def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play
                  dealers, mask, obs):
     """Start a new episode in every game (from ``deal_rows[g]`` where ``use_deal[g]``)."""
     for g in range(s.shape[0]):
-        _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g,
-                     deal_rows[g], use_deal[g], dealers[g])
+        start_match(s, rng, g, dealers[g], cfg[C_N])
+        _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g,
+                    deal_rows[g], use_deal[g])
         _write_mask(hands, s, cfg, tab, g, mask)
         _write_obs(hands, played_by, played_in, trick_trump, s, cfg, g, s[g, TO_ACT], obs)
 
@@ -398,12 +387,13 @@ def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play,
         for p in range(rewards.shape[1]):
             rewards[g, p] = 0
         ended = _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
-                       actions[g], rewards, empty_row)
+                       actions[g], rewards)
         done[g] = ended == MATCH_ENDED
         deal_end[g] = ended != NOTHING_ENDED
-        if ended == MATCH_ENDED and autoreset:
-            _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g, empty_row,
-                         False, -1)
+        if ended == DEAL_ENDED or (ended == MATCH_ENDED and autoreset):
+            next_dealer(s, rng, g, ended == MATCH_ENDED, cfg[C_N])
+            _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g,
+                        empty_row, False)
         _write_mask(hands, s, cfg, tab, g, mask)
         _write_obs(hands, played_by, played_in, trick_trump, s, cfg, g, s[g, TO_ACT], obs)
     return 0

@@ -40,10 +40,11 @@ from trickenv.engine.kernels import (
     put_bits,
     put_equal,
     clear,
+    next_dealer,
     seal_match,
+    start_match,
     seat_after,
     seat_from,
-    uniform_int,
     write_common_record,
 )
 from trickenv.engine.layout import (
@@ -61,7 +62,6 @@ from trickenv.engine.layout import (
     ROUND,
     TAB_SUIT,
     TO_ACT,
-    TOTALS,
     TRICK,
     TRICK_LEN,
     TRICK_NO,
@@ -316,16 +316,6 @@ def _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play,
 
 
 @njit(inline="always")
-def _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, deal_row, fixed, dealer):
-    """Zero the match and deal its first round (dealer < 0: drawn at random)."""
-    for k in range(4):
-        s[g, TOTALS + k] = 0
-    s[g, ROUND] = 0
-    s[g, DEALER] = dealer if dealer >= 0 else uniform_int(rng, g, N)
-    _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, deal_row, fixed)
-
-
-@njit(inline="always")
 def _call(hands, aux, s, cfg, tab, g, c):
     """The caller names card c: trump and partner are fixed, the second batch is dealt."""
     caller = s[g, CALLER]
@@ -413,7 +403,7 @@ def _finish_deal(played_by, played_in, trick_trump, dealt, last_play, s, cfg, g,
 
 
 @njit(inline="always")
-def _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards, empty_row):
+def _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards):
     """Apply legal action ``a`` to game g; return what it ended (``engine.kernels`` codes)."""
     p = s[g, TO_ACT]
     if s[g, PHASE] == PH_CALL:
@@ -440,9 +430,7 @@ def _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, r
     if _finish_deal(played_by, played_in, trick_trump, dealt, last_play, s, cfg, g, rewards):
         s[g, PHASE] = PH_DONE
         return MATCH_ENDED
-    s[g, DEALER] = (s[g, DEALER] + 1) % N
-    _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, empty_row, False)
-    return DEAL_ENDED
+    return DEAL_ENDED  # the step kernel starts the next deal
 
 
 @njit(inline="always")
@@ -533,8 +521,9 @@ def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play
                  dealers, mask, obs):
     """Start a new episode in every game (from ``deal_rows[g]`` where ``use_deal[g]``)."""
     for g in range(s.shape[0]):
-        _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
-                     deal_rows[g], use_deal[g], dealers[g])
+        start_match(s, rng, g, dealers[g], N)
+        _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
+                    deal_rows[g], use_deal[g])
         _write_mask(hands, s, cfg, tab, g, mask)
         _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
 
@@ -560,12 +549,13 @@ def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play,
         for p in range(rewards.shape[1]):
             rewards[g, p] = 0
         ended = _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
-                       actions[g], rewards, empty_row)
+                       actions[g], rewards)
         done[g] = ended == MATCH_ENDED
         deal_end[g] = ended != NOTHING_ENDED
-        if ended == MATCH_ENDED and autoreset:
-            _start_match(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
-                         empty_row, False, -1)
+        if ended == DEAL_ENDED or (ended == MATCH_ENDED and autoreset):
+            next_dealer(s, rng, g, ended == MATCH_ENDED, N)
+            _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
+                        empty_row, False)
         _write_mask(hands, s, cfg, tab, g, mask)
         _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
     return 0
