@@ -73,9 +73,3 @@ class ThreadedCall:
         for f in futures:
             total += f.result()
         return total
-
-    def close(self) -> None:
-        """Stop the pool's threads (a new call starts them again)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None

@@ -342,8 +342,17 @@ NOTHING_ENDED, DEAL_ENDED, MATCH_ENDED = 0, 1, 2
 
 
 @njit(inline="always")
+def step_outcome(done, deal_end, g, ended, autoreset):
+    """Game g's step flags from what its action ended (``done``: the match, ``deal_end``: a deal); True if a
+    next deal is to be dealt now (a deal of the match ended, or the match did and the game restarts)."""
+    done[g] = ended == MATCH_ENDED
+    deal_end[g] = ended != NOTHING_ENDED
+    return ended == DEAL_ENDED or (ended == MATCH_ENDED and autoreset)
+
+
+@njit(inline="always")
 def idle_game(rewards, done, deal_end, g):
-    """Outputs of a game left out of a step (``where[g]`` False): nothing happened."""
+    """Zero game g's step outputs (rewards, done, deal_end): all that a game left out of a step gets."""
     for p in range(rewards.shape[1]):
         rewards[g, p] = 0
     done[g] = False

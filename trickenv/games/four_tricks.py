@@ -46,6 +46,7 @@ from trickenv.engine.kernels import (
     clear,
     next_dealer,
     seal_match,
+    step_outcome,
     start_match,
     seat_after,
     seat_from,
@@ -342,16 +343,12 @@ def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play,
         return bad
     empty_row = np.empty(0, np.int8)
     for g in range(s.shape[0]):
+        idle_game(rewards, done, deal_end, g)  # zero rewards and flags; a stepped game's are set below
         if not where[g]:
-            idle_game(rewards, done, deal_end, g)
             continue
-        for p in range(rewards.shape[1]):
-            rewards[g, p] = 0
         ended = _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
                        actions[g], rewards)
-        done[g] = ended == MATCH_ENDED
-        deal_end[g] = ended != NOTHING_ENDED
-        if ended == DEAL_ENDED or (ended == MATCH_ENDED and autoreset):
+        if step_outcome(done, deal_end, g, ended, autoreset):
             next_dealer(s, rng, g, ended == MATCH_ENDED, N)
             _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
                         empty_row, False)
