@@ -103,15 +103,22 @@ def act_one(agent: Any, observation: dict[str, np.ndarray], state: State) -> int
 
 # name -> factory(spec, seed=..., **kwargs); filled by trickenv.agents.__init__
 AGENTS: dict[str, Callable[..., Any]] = {}
+# name -> (keyword, type) that ``make_agent("name:VALUE")`` passes VALUE as (``model:PATH``, ``pimc:32``)
+NAME_ARGUMENTS: dict[str, tuple[str, type]] = {}
 
 
-def register(name: str, factory: Callable[..., Any]) -> None:
-    """Make ``factory(spec, seed=None, **kwargs)`` available as ``make_agent(name, ...)``."""
+def register(name: str, factory: Callable[..., Any], argument: tuple[str, type] | None = None) -> None:
+    """Make ``factory(spec, seed=None, **kwargs)`` available as ``make_agent(name, ...)``; with ``argument`` =
+    ``(keyword, type)``, ``make_agent(f"{name}:{value}")`` passes ``keyword=type(value)``."""
     AGENTS[name] = factory
+    if argument is not None:
+        NAME_ARGUMENTS[name] = argument
 
 
 def make_agent(name: str, spec: GameSpec | str, seed: int | None = None, **kwargs: Any) -> Any:
-    """The agent called ``name`` (``random``, ``rules``, ``pimc``, ``model``, ``model:PATH``) for a game spec."""
+    """The agent called ``name`` (``random``, ``rules``, ``pimc``, ``search``, ``model``) for a game spec; a name
+    may carry its agent's argument after a colon: ``model:PATH`` (a saved player), ``pimc:32``, ``search:16``
+    (worlds per decision)."""
     if isinstance(spec, str):
         from trickenv.games import make_spec
 
@@ -120,5 +127,12 @@ def make_agent(name: str, spec: GameSpec | str, seed: int | None = None, **kwarg
     if base not in AGENTS:
         raise ValueError(f"unknown agent {name!r}; agents are {', '.join(sorted(AGENTS))}")
     if arg:
-        kwargs["path"] = arg
+        if base not in NAME_ARGUMENTS:
+            raise ValueError(f"agent {base!r} takes no argument after ':' (got {name!r}); "
+                             f"those that do: {', '.join(f'{k}:{v[0].upper()}' for k, v in NAME_ARGUMENTS.items())}")
+        keyword, kind = NAME_ARGUMENTS[base]
+        try:
+            kwargs[keyword] = kind(arg)
+        except ValueError:
+            raise ValueError(f"agent {name!r}: {keyword} must be {kind.__name__}, got {arg!r}") from None
     return AGENTS[base](spec, seed=seed, **kwargs)

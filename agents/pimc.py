@@ -17,7 +17,7 @@ information or to hide it).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -156,6 +156,13 @@ class PIMCAgent(BatchAgent):
 def play_out(spec: GameSpec, sim: State, first: np.ndarray, policy: Any) -> np.ndarray:
     """Apply ``first[j]`` in game j of ``sim`` (it must be legal), then let ``policy`` play to the end
     of the deal; returns the deal's rewards ``[games, players]`` (``sim`` is played in place)."""
+    return play_until(spec, sim, first, policy)[0]
+
+
+def play_until(spec: GameSpec, sim: State, first: np.ndarray, policy: Any,
+               stop: Callable[[State], np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`play_out`, but a game also stops once ``stop(sim)`` flags it; returns the rewards ``[games,
+    players]`` of the games whose deal ended (zero for the others) and which ended ``[games]``."""
     b = sim.batch_size
     obs = np.zeros((b, spec.obs_size), np.int8)
     mask = np.zeros((b, spec.num_actions), np.bool_)
@@ -164,6 +171,7 @@ def play_out(spec: GameSpec, sim: State, first: np.ndarray, policy: Any) -> np.n
     done = np.zeros(b, np.bool_)
     deal_end = np.zeros(b, np.bool_)
     value = np.zeros((b, spec.num_players), np.float32)
+    ended = np.zeros(b, np.bool_)
     active = np.ones(b, np.bool_)
     actions = first.copy()
     kernel = spec.step_kernel
@@ -172,8 +180,11 @@ def play_out(spec: GameSpec, sim: State, first: np.ndarray, policy: Any) -> np.n
         if bad:
             raise RuntimeError(f"{bad} illegal playout actions (a bug in the rollout policy or the sampler)")
         value[deal_end] = rewards[deal_end]
+        ended |= deal_end
         active &= ~deal_end
+        if stop is not None:
+            active &= ~stop(sim)
         if not active.any():
-            return value
+            return value, ended
         actions = np.asarray(policy.act_batch(obs, mask), np.int64)
     raise RuntimeError("playouts did not finish their deals")

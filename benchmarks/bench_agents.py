@@ -1,4 +1,4 @@
-"""Agents' speed: the rule-based agents per variant, every agent per game, and PIMC's time per decision.
+"""Agents' speed: the rule-based agents per variant, every agent per game, and the search agents' time per decision.
 
     python benchmarks/bench_agents.py                      # all tables, all games
     python benchmarks/bench_agents.py --games four_tricks --seconds 2 --tables rules
@@ -8,10 +8,10 @@ with the agent in every seat and times ``agent.act_batch`` and ``vec.step``
 together; the agent's share of the time is shown apart. "deals/CPU-s" divides
 by this process's CPU time instead of the wall clock: it hardly moves when
 other processes share the cores, so compare that column between runs on a busy
-machine. The PIMC table times decisions asked one at a time (the latency a
-player waits) and 64 at once (as ``trickenv eval`` asks them), at the default
-budget (16 worlds, rule-based playouts). Kernels are compiled (or loaded from
-numba's cache) before timing.
+machine. The search table times ``pimc`` and ``search`` decisions asked one at a
+time (the latency a player waits) and 64 at once (as ``trickenv eval`` asks them),
+at their default budgets; forced moves count as decisions (they are not searched).
+Kernels are compiled (or loaded from numba's cache) before timing.
 """
 
 from __future__ import annotations
@@ -66,20 +66,21 @@ def self_play(game: str, options: dict, agent_name: str, batch: int, seconds: fl
     return deals / total, deals / cpu, steps / total, agent_t / total
 
 
-def pimc_ms_per_decision(game: str, seconds: float, asked: int) -> float:
-    """Milliseconds per PIMC decision (default budget) when ``asked`` decisions come at once."""
+def ms_per_decision(game: str, agent: str, seconds: float, asked: int, **kwargs) -> float:
+    """Milliseconds per decision of a search agent (``pimc`` or ``search``, default budget unless ``kwargs``
+    say otherwise) when ``asked`` decisions come at once, in positions the rule-based agents reach."""
     spec = trickenv.make_spec(game)
-    pimc = make_agent("pimc", spec, seed=0)
+    searcher = make_agent(agent, spec, seed=0, **kwargs)
     rules = make_agent("rules", spec, seed=1)
     vec = trickenv.make_vec(game, 256, seed=3)
     obs, mask, _ = vec.reset()
     rng = np.random.default_rng(0)
     spent, count = 0.0, 0
-    pimc.act_batch(obs[:1], mask[:1], state=vec.state, games=np.arange(1))  # compile / load
+    searcher.act_batch(obs[:1], mask[:1], state=vec.state, games=np.arange(1))  # compile / load
     while spent < seconds:
         rows = np.sort(rng.choice(vec.num_envs, size=asked, replace=False))
         t0 = time.perf_counter()
-        pimc.act_batch(obs[rows], mask[rows], state=vec.state, games=rows)
+        searcher.act_batch(obs[rows], mask[rows], state=vec.state, games=rows)
         spent += time.perf_counter() - t0
         count += asked
         obs, mask, *_ = vec.step(rules.act_batch(obs, mask))
@@ -89,7 +90,8 @@ def pimc_ms_per_decision(game: str, seconds: float, asked: int) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
-    ap.add_argument("--tables", nargs="+", default=["rules", "agents", "pimc"], choices=["rules", "agents", "pimc"])
+    ap.add_argument("--tables", nargs="+", default=["rules", "agents", "search"],
+                    choices=["rules", "agents", "search"])
     ap.add_argument("--seconds", type=float, default=3.0, help="timing budget per row")
     ap.add_argument("--batch", type=int, default=4096, help="games of the rules and random rows")
     args = ap.parse_args()
@@ -112,13 +114,14 @@ def main() -> None:
                 print(f"| {game} | {name} | {batch} | {deals:,.1f} | {cpu:,.1f} | {steps:,.0f} | {share:.0%} |",
                       flush=True)
         print()
-    if "pimc" in args.tables:
-        print("| game | PIMC decisions asked at once | ms per decision |")
-        print("|---|---:|---:|")
+    if "search" in args.tables:
+        print("| game | agent | decisions asked at once | ms per decision |")
+        print("|---|---|---:|---:|")
         for game in args.games:
-            for asked in (1, 64):
-                print(f"| {game} | {asked} | {pimc_ms_per_decision(game, args.seconds, asked):.1f} |", flush=True)
-
+            for agent in ("pimc", "search"):
+                for asked in (1, 64):
+                    ms = ms_per_decision(game, agent, args.seconds, asked)
+                    print(f"| {game} | {agent} | {asked} | {ms:.1f} |", flush=True)
 
 if __name__ == "__main__":
     main()

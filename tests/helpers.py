@@ -66,3 +66,19 @@ def plain(info: dict) -> dict:
 def info_of(env, agent: str = "player_0") -> dict:
     """``env.infos[agent]`` as plain Python values (for readable comparisons in tests)."""
     return plain(env.infos[agent])
+
+
+def play_batched_deals(agent, game: str, options: dict, n: int, seed: int) -> None:
+    """``agent`` plays every seat of ``n`` batched deals to their end; every action it takes must be legal."""
+    import trickenv
+
+    v = trickenv.make_vec(game, n, seed=seed, **options)
+    obs, mask, _ = v.reset()
+    finished = np.zeros(n, bool)
+    while not finished.all():
+        rows = np.flatnonzero(~finished)
+        acts = np.zeros(n, np.int64)
+        acts[rows] = agent.act_batch(obs[rows], mask[rows], state=v.state, games=rows)
+        assert mask[rows, acts[rows]].all()
+        obs, mask, _, _, _ = v.step(acts, where=~finished)
+        finished |= v.deal_end

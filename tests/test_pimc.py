@@ -9,6 +9,7 @@ import trickenv
 from trickenv.agents import PIMCAgent, make_agent
 from trickenv.agents.evaluation import evaluate
 from trickenv.engine.layout import TO_ACT
+from tests.helpers import play_batched_deals
 from tests.variants import IDS, VARIANTS
 
 SINGLE = [(g, o) for g, o in VARIANTS if o.get("rounds", 1) == 1 and "win_at" not in o and "target_schedule" not in o]
@@ -18,17 +19,7 @@ SINGLE_IDS = [i for (g, o), i in zip(VARIANTS, IDS) if (g, o) in SINGLE]
 @pytest.mark.parametrize("game,options", SINGLE, ids=SINGLE_IDS)
 def test_pimc_plays_only_legal_actions_in_every_variant(game, options):
     spec = trickenv.make_spec(game, **options)
-    pimc = PIMCAgent(spec, seed=1, worlds=4, rollout="random")
-    v = trickenv.make_vec(game, 12, seed=2, **options)
-    obs, mask, player = v.reset()
-    finished = np.zeros(12, bool)
-    while not finished.all():
-        rows = np.flatnonzero(~finished)
-        acts = np.zeros(12, np.int64)
-        acts[rows] = pimc.act_batch(obs[rows], mask[rows], state=v.state, games=rows)
-        assert mask[rows, acts[rows]].all()
-        obs, mask, player, _, _ = v.step(acts, where=~finished)
-        finished |= v.deal_end
+    play_batched_deals(PIMCAgent(spec, seed=1, worlds=4, rollout="random"), game, options, 12, seed=2)
 
 
 def test_pimc_repeats_for_a_seed_and_matches_in_the_aec_env():

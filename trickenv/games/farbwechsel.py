@@ -474,6 +474,8 @@ def make_spec(**options: Any) -> GameSpec:
     write_offsets(cfg, C_OFF_TRICK, OBS_SLOTS, blocks)
     obs_size = sum(b.size for b in blocks)
 
+    from trickenv.games.farbwechsel_solver import solve_kernel  # it imports this module's rules
+
     def describe(a: int) -> str:
         if DECK <= a < DECK + 4:
             return f"trump {cards.SUIT_NAMES[a - DECK]}"
@@ -496,6 +498,7 @@ def make_spec(**options: Any) -> GameSpec:
         },
         option_table=OPTIONS, reward_scale=REWARD_SCALE, worst_score=-2.0 * (MAX_POINTS / sides),
         card_sets={"switch": tab[TAB_SWITCH] != 0}, seat_metrics=seat_metrics, deal_facts=deal_facts,
+        solve_kernel=solve_kernel,
     )
 
 

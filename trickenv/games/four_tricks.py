@@ -462,6 +462,8 @@ def make_spec(**options: Any) -> GameSpec:
     write_offsets(cfg, C_OFF_TRICK, OBS_SLOTS, blocks)
     obs_size = sum(b.size for b in blocks)
 
+    from trickenv.games.four_tricks_solver import solve_kernel  # it imports this module's rules
+
     def describe(a: int) -> str:
         if deck <= a < deck + 4:
             return f"trump {cards.SUIT_NAMES[a - deck]}"
@@ -476,7 +478,7 @@ def make_spec(**options: Any) -> GameSpec:
         observe_kernel=observe_kernel, obs_blocks=blocks, records=deal_records,
         describe_action=describe, render_text=render,
         option_table=OPTIONS, reward_scale=REWARD_SCALE, worst_score=worst_score(resolved, hand),
-        hide_private=hide_private, seat_metrics=seat_metrics, deal_facts=deal_facts,
+        hide_private=hide_private, seat_metrics=seat_metrics, deal_facts=deal_facts, solve_kernel=solve_kernel,
     )
 
 

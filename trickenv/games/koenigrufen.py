@@ -591,6 +591,8 @@ def make_spec(**options: Any) -> GameSpec:
     cfg[C_ROUNDS] = rounds
     cfg[C_PARTNER_MODE] = PARTNER_MODES.index(partner_from)
     cfg[C_ACTIONS] = NUM_ACTIONS
+    from trickenv.games.koenigrufen_solver import solve_kernel  # it imports this module's rules
+
     return GameSpec(
         name=NAME, options=resolved, num_players=NUM_PLAYERS, deck=DECK, hand_size=HAND, num_tricks=HAND,
         num_actions=NUM_ACTIONS, obs_size=OBS_SIZE, num_fields=NUM_FIELDS, num_aux=NUM_AUX, cfg=cfg,
@@ -601,7 +603,7 @@ def make_spec(**options: Any) -> GameSpec:
         hide_private=hide_private, required_cards=required_cards, deal_worlds=deal_worlds,
         settle_worlds=settle_worlds, search_decisions=SEARCH_DECISIONS, search_tiebreak=SEARCH_TIEBREAK,
         side_points=side_points, seat_metrics=seat_metrics, play_news=play_news, turn_notes=turn_notes,
-        deal_facts=deal_facts,
+        deal_facts=deal_facts, solve_kernel=solve_kernel,
     )
 
 

@@ -1,0 +1,136 @@
+"""Search over solved worlds: PIMC whose worlds are solved exactly in the endgame.
+
+``search`` is :class:`trickenv.agents.pimc.PIMCAgent` with the perfect-information
+solver (:class:`trickenv.solver.Solver`) in the place where it can be afforded. For
+each decision it samples ``worlds`` deals of the hidden cards consistent with what the
+seat knows (:func:`trickenv.sampler.sample_worlds`), and values each legal action in
+each world:
+
+- once at most ``solve_tricks`` tricks are left (the endgame), by solving the world:
+  every seat plays perfectly with every hand open (the solver's paranoid value);
+- earlier, by playing the rest of the deal out with the ``rollout`` policy (the
+  rule-based agent) *until* the endgame starts, and solving the position reached.
+
+The action with the best mean over the worlds is played. With ``solve_tricks`` at the
+number of tricks in a deal every world is solved from the start (exact PIMC, as GIB and
+Jack search bridge); the defaults (:data:`SOLVE_TRICKS`) are what measured best within
+a few milliseconds a decision (docs/agents.md).
+
+The agent never reads a card of the real game it cannot see: the solver only sees the
+sampled worlds (``tests/test_search.py`` checks it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from trickenv.agents.card_model import CardModel
+from trickenv.agents.pimc import PIMCAgent, play_until
+from trickenv.engine.layout import PHASE, PH_PLAY, TO_ACT, TRICK_NO
+from trickenv.engine.state import State
+from trickenv.games.base import GameSpec
+from trickenv.sampler import sample_worlds
+from trickenv.solver import Solver
+
+# Tricks left at which the solver takes over from the playouts: 3 tricks cost about as much to solve as the
+# playouts they replace; 4 cost King Calling 6x the time a decision (docs/agents.md).
+SOLVE_TRICKS = 3
+WORLDS = 64  # 16 (pimc's default) measured weaker in every game: docs/agents.md
+# How worlds are weighted: "none" (equally, as pimc) or "cards" (by the learned card-location model).
+INFERENCE = ("none", "cards")
+
+
+class SearchAgent(PIMCAgent):
+    """PIMC over solved endgames: ``worlds`` sampled deals x every legal action per decision.
+
+    ``solve_tricks``: how many tricks before the end the solver takes over (default
+    :data:`SOLVE_TRICKS`, capped at the deal's tricks). ``rollout``, ``search``,
+    ``tiebreak``, ``max_games`` and the state it needs are as for ``pimc``;
+    ``tt_bits`` sizes the solver's transposition table.
+    """
+
+    name = "search"
+
+    def __init__(self, spec: GameSpec, seed: int | None = None, worlds: int = WORLDS, solve_tricks: int | None = None,
+                 rollout: str = "rules", max_games: int = 16384, tiebreak: float | None = None,
+                 search: str | None = None, tt_bits: int = 18, opponents: str = "paranoid",
+                 inference: str = "none", inference_strength: float = 1.0, card_model: str | None = None) -> None:
+        super().__init__(spec, seed=seed, worlds=worlds, rollouts=1, rollout=rollout, max_games=max_games,
+                         tiebreak=tiebreak, search=search)
+        k = SOLVE_TRICKS if solve_tricks is None else solve_tricks
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+            raise ValueError(f"solve_tricks must be an integer >= 0, got {solve_tricks!r}")
+        self.solve_tricks = min(int(k), spec.num_tricks)
+        self.solver = Solver(spec, tiebreak=self.tiebreak, tt_bits=tt_bits, cards_only=self.search == "cards",
+                             opponents=opponents)
+        if inference not in INFERENCE:
+            raise ValueError(f"inference must be one of {', '.join(INFERENCE)}, got {inference!r}")
+        self.inference = inference
+        self.inference_strength = float(inference_strength)
+        self.card_model = CardModel(spec, card_model) if inference == "cards" else None
+
+    def _world_weights(self, state: State, games: np.ndarray, worlds: State) -> np.ndarray | None:
+        """``[len(games), worlds]``, each row summing to 1, from the card-location model; None: equal weights."""
+        w = self.worlds
+        if self.card_model is None:
+            return None
+        logw = self.inference_strength * self.card_model.world_log_weights(state, games, worlds, w)
+        weights = np.exp(logw - logw.max(axis=1, keepdims=True))
+        return weights / weights.sum(axis=1, keepdims=True)
+
+    def _endgame(self, state: State, games: np.ndarray) -> np.ndarray:
+        """Whether each game is in play with at most ``solve_tricks`` tricks left."""
+        s = state.s[games]
+        return (s[:, PHASE] == PH_PLAY) & (s[:, TRICK_NO] >= self.spec.num_tricks - self.solve_tricks)
+
+    def _search(self, state: State, games: np.ndarray, legal: list[np.ndarray]) -> list[np.ndarray]:
+        spec, w = self.spec, self.worlds
+        seats = state.s[games, TO_ACT].astype(np.int64)
+        worlds = sample_worlds(spec, state, games, seats, w, seed=self.seed * 1_000_003 + self.decisions)
+        self.decisions += len(games)
+        weights = self._world_weights(state, games, worlds)
+        means: list[np.ndarray | None] = [None] * len(games)
+        late = self._endgame(state, games)
+        # In the endgame, solve every world's every move at once.
+        rows = np.flatnonzero(late)
+        if len(rows):
+            index = (rows[:, None] * w + np.arange(w)[None, :]).reshape(-1)
+            values = self.solver.move_values(worlds, index, np.repeat(seats[rows], w))
+            for j, i in enumerate(rows):
+                block = values[j * w:(j + 1) * w][:, legal[i]]
+                means[i] = block.mean(axis=0) if weights is None else weights[i] @ block
+        # Earlier: apply each action in each world, play out to the endgame, solve what is left.
+        rows = np.flatnonzero(~late)
+        if len(rows):
+            acts = np.concatenate([legal[i] for i in rows]).astype(np.int64)
+            decision = np.repeat(rows, [len(legal[i]) for i in rows])
+            owner = np.repeat(decision, w)
+            index = owner * w + np.tile(np.arange(w), len(acts))
+            sim = worlds.take(index)
+            sim.rng[:] = worlds.rng[index] + np.arange(len(index), dtype=np.uint64)
+            gain = self._play_to_endgame(sim, np.repeat(acts, w), seats[owner])
+            pos = 0
+            for i in rows:
+                size = len(legal[i]) * w
+                block = gain[pos:pos + size].reshape(len(legal[i]), w)
+                means[i] = block.mean(axis=1) if weights is None else block @ weights[i]
+                pos += size
+        return means  # type: ignore[return-value]
+
+    def _play_to_endgame(self, sim: State, first: np.ndarray, me: np.ndarray) -> np.ndarray:
+        """Apply ``first[j]`` in game j, let the rollout policy play until the endgame (or the deal's end),
+        and return the value for ``me[j]``: the deal's score plus tie-break, solved where the endgame came."""
+        spec = self.spec
+        everyone = np.arange(sim.batch_size)
+        rewards, ended = play_until(spec, sim, first, self.policy, stop=lambda st: self._endgame(st, everyone))
+        value = np.zeros(sim.batch_size, np.float64)
+        done = np.flatnonzero(ended)
+        if len(done):
+            value[done] = rewards[done, me[done]]
+            if self.tiebreak:
+                rec = spec.records(spec, sim, done)
+                value[done] += self.tiebreak * spec.side_points(spec, rec, me[done]) / 120.0
+        rest = np.flatnonzero(~ended)
+        if len(rest):
+            value[rest] = self.solver.position_values(sim, rest, me[rest])
+        return value

@@ -1,0 +1,178 @@
+"""The ``search`` agent (PIMC over solved endgames): legal everywhere, repeatable, blind to hidden cards."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import trickenv
+from trickenv.agents import SearchAgent, make_agent
+from trickenv.agents.evaluation import evaluate
+from trickenv.engine.layout import TO_ACT, TRICK_NO
+from trickenv.solver import Solver
+from tests.test_sampler import _hide_differently, play_random
+from tests.helpers import play_batched_deals
+from tests.variants import IDS, VARIANTS
+
+SINGLE = [(g, o) for g, o in VARIANTS if o.get("rounds", 1) == 1 and "win_at" not in o and "target_schedule" not in o]
+SINGLE_IDS = [i for (g, o), i in zip(VARIANTS, IDS) if (g, o) in SINGLE]
+
+
+@pytest.mark.parametrize("game,options", SINGLE, ids=SINGLE_IDS)
+def test_search_plays_only_legal_actions_in_every_variant(game, options):
+    spec = trickenv.make_spec(game, **options)
+    agent = SearchAgent(spec, seed=1, worlds=3, solve_tricks=2, rollout="random")
+    play_batched_deals(agent, game, options, 8, seed=2)
+    assert agent.solver.nodes > 0  # the endgames were solved
+
+
+@pytest.mark.parametrize("game,options", VARIANTS, ids=IDS)
+def test_search_decisions_depend_only_on_what_the_seat_knows(game, options, monkeypatch):
+    """A game changed in what the seat cannot know (other hands, set-aside cards, King Calling's hidden
+    partner and batches, the generators) gets the same actions and values; the solver is only ever given the
+    sampled worlds, never the real game."""
+    given = []
+    run = Solver._run
+
+    def spy(self, state, games, seats, per_move):
+        given.append(state)
+        return run(self, state, games, seats, per_move)
+
+    monkeypatch.setattr(Solver, "_run", spy)
+    rng = np.random.default_rng(0)
+    for seed, steps in ((1, 2), (2, 9), (3, 17), (4, 26)):
+        env, _ = play_random(game, options, seed, steps)
+        spec, state = env.spec, env.game
+        seat = int(state.s[0, TO_ACT])
+        other = _hide_differently(spec, state, seat, rng)
+        obs = env.observe(env.agent_selection)
+        o, m = obs["observation"][None], obs["action_mask"][None].astype(bool)
+        results = []
+        for st in (state, other):
+            agent = SearchAgent(spec, seed=5, worlds=4, solve_tricks=2)
+            results.append(agent.search_batch(o, m, state=st, games=np.array([0])))
+        assert results[0][0][0] == results[1][0][0]
+        np.testing.assert_array_equal(results[0][1], results[1][1])
+        assert all(x is not state and x is not other for x in given)
+
+
+def test_search_repeats_for_a_seed_and_matches_in_the_aec_env():
+    env = trickenv.make("koenigrufen").unwrapped
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    obs = env.observe(env.agent_selection)
+    a = SearchAgent(env.spec, seed=3, worlds=8).act(obs, state=env.game)
+    b = SearchAgent(env.spec, seed=3, worlds=8).act_batch(
+        obs["observation"][None], obs["action_mask"][None].astype(bool), state=env.game, games=np.array([0]))[0]
+    assert a == b and obs["action_mask"][a]
+    with pytest.raises(ValueError, match="needs the engine state"):
+        SearchAgent(env.spec).act(obs)
+    with pytest.raises(ValueError, match="solve_tricks must be an integer >= 0"):
+        SearchAgent(env.spec, solve_tricks=-1)
+    with pytest.raises(ValueError, match="opponents must be one of"):
+        SearchAgent(env.spec, opponents="nice")
+
+
+@pytest.mark.parametrize("game", ["four_tricks", "farbwechsel", "koenigrufen"])
+def test_in_the_endgame_the_values_are_the_solved_values_of_the_worlds(game, monkeypatch):
+    """Given worlds that are all the real deal, an endgame decision's values are the solver's exact values of the
+    real position, and the move played is the best of them."""
+    import trickenv.agents.search as search
+
+    monkeypatch.setattr(search, "sample_worlds", lambda spec, state, games, seats, k, seed: state.take(
+        np.repeat(np.asarray(games), k)))
+    env = trickenv.make(game).unwrapped
+    env.reset(seed=7)
+    rng = np.random.default_rng(1)
+    while env.game.s[0, TRICK_NO] < env.spec.num_tricks - 3:
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    obs = env.observe(env.agent_selection)
+    legal = obs["action_mask"].astype(bool)
+    agent = SearchAgent(env.spec, seed=0, worlds=3, solve_tricks=3)
+    actions, values = agent.search_batch(obs["observation"][None], legal[None], state=env.game, games=np.array([0]))
+    exact = Solver(env.spec, tiebreak=agent.tiebreak).move_values(env.game, [0], [int(env.game.s[0, TO_ACT])])[0]
+    if legal.sum() > 1:
+        np.testing.assert_allclose(values[0, legal], exact[legal], atol=1e-9)
+    assert exact[actions[0]] == np.nanmax(exact)
+
+
+@pytest.mark.parametrize("game", ["four_tricks", "farbwechsel", "koenigrufen"])
+def test_search_beats_random(game):
+    res = evaluate(game, [make_agent("search", game, seed=0, worlds=4, rollout="random"), "random"], deals=30,
+                   seed=3, progress=False, ratings=False)
+    pair = res.to_dict()["pairs"][0]
+    assert pair["ci95"][0] > 0, pair
+
+
+def test_search_on_the_command_line_eval_play_and_tournament(tmp_path, capsys):
+    """``search:N`` sets the worlds; ``trickenv eval``, ``trickenv play`` and the tournament take the agent."""
+    import io
+    import json
+
+    from trickenv.agents.evaluation import tournament
+    from trickenv.cli import main
+    from trickenv.play import play
+
+    assert make_agent("search:5", "koenigrufen").worlds == 5
+    with pytest.raises(ValueError, match="worlds must be int"):
+        make_agent("search:many", "koenigrufen")
+    with pytest.raises(ValueError, match="takes no argument"):
+        make_agent("rules:5", "koenigrufen")
+    main(["eval", "koenigrufen", "--agents", "search:2,rules", "--deals", "2", "--no-progress", "--no-ratings",
+          "--json", str(tmp_path / "out.json")])
+    out = json.loads((tmp_path / "out.json").read_text())
+    assert list(out["agents"]) == ["search:2", "rules"]
+    capsys.readouterr()
+    text = io.StringIO()
+    result = play("four_tricks", seat=0, opponents="search:2", seed=1, input=["1"] * 40, output=text)
+    assert result["deals"] == 1 and "P1 search:2" in text.getvalue()
+    res = tournament(["rules", "search:2"], deals=2, games=["farbwechsel"], progress=False)
+    assert res["farbwechsel"].to_dict()["pairs"][0]["b"] == "search:2"
+
+
+@pytest.mark.parametrize("game", ["four_tricks", "farbwechsel", "koenigrufen"])
+def test_card_model_weights_read_only_the_seats_observation(game):
+    """The shipped card-location model: probabilities per card sum to 1, and the weights of a decision's worlds
+    are the same for two games that differ only in what the seat cannot know."""
+    from trickenv.agents.card_model import CardModel
+    from trickenv.sampler import sample_worlds
+
+    spec = trickenv.make_spec(game)
+    model = CardModel(spec)
+    rng = np.random.default_rng(0)
+    env, _ = play_random(game, {}, 2, 9)
+    seat = int(env.game.s[0, TO_ACT])
+    other = _hide_differently(spec, env.game, seat, rng)
+    obs = env.observe(env.agent_selection)["observation"][None]
+    np.testing.assert_allclose(np.exp(model.log_probs(obs)).sum(axis=2), 1.0, rtol=1e-5)
+    weights = []
+    for st in (env.game, other):
+        worlds = sample_worlds(spec, st, np.array([0]), np.array([seat]), 16, seed=3)
+        weights.append(model.world_log_weights(st, np.array([0]), worlds, 16))
+    np.testing.assert_array_equal(weights[0], weights[1])
+    assert np.isfinite(weights[0]).all() and weights[0].std() > 0  # the worlds are told apart
+    agent = SearchAgent(spec, seed=1, worlds=6, inference="cards")
+    o, m = obs, env.observe(env.agent_selection)["action_mask"][None].astype(bool)
+    a = agent.search_batch(o, m, state=env.game, games=np.array([0]))
+    b = SearchAgent(spec, seed=1, worlds=6, inference="cards").search_batch(o, m, state=other, games=np.array([0]))
+    assert a[0][0] == b[0][0]
+    np.testing.assert_array_equal(a[1], b[1])
+    with pytest.raises(ValueError, match="was fitted for"):
+        CardModel(trickenv.make_spec(game, rounds=2))
+    with pytest.raises(ValueError, match="inference must be one of none, cards"):
+        SearchAgent(spec, inference="psychic")
+
+
+def test_card_model_training_writes_a_model_the_agent_loads(tmp_path):
+    pytest.importorskip("torch")
+    from trickenv.agents.card_model import CardModel
+    from trickenv.training.card_model import main
+
+    out = tmp_path / "kc_cards.npz"
+    main(["koenigrufen", "--samples", "20000", "--epochs", "3", "--out", str(out)])
+    model = CardModel(trickenv.make_spec("koenigrufen"), out)
+    assert model.meta["samples"] == 20000 and model.meta["cross_entropy"] < model.meta["baseline_cross_entropy"]
+    with pytest.raises(FileNotFoundError, match="python -m trickenv.training.card_model"):
+        CardModel(trickenv.make_spec("koenigrufen"), tmp_path / "missing.npz")
