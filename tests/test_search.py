@@ -166,7 +166,6 @@ def test_card_model_weights_read_only_the_seats_observation(game):
 
 
 def test_card_model_training_writes_a_model_the_agent_loads(tmp_path):
-    pytest.importorskip("torch")
     from trickenv.agents.card_model import CardModel
     from trickenv.training.card_model import main
 
