@@ -8,9 +8,10 @@ with the agent in every seat and times ``agent.act_batch`` and ``vec.step``
 together; the agent's share of the time is shown apart. "deals/CPU-s" divides
 by this process's CPU time instead of the wall clock: it hardly moves when
 other processes share the cores, so compare that column between runs on a busy
-machine. The search table times ``pimc`` and ``search`` decisions asked one at a
-time (the latency a player waits) and 64 at once (as ``trickenv eval`` asks them),
-at their default budgets; forced moves count as decisions (they are not searched).
+machine. The search table times ``pimc``, ``pimc:64`` (64 worlds) and ``search``
+decisions asked one at a time (the latency a player waits) and 64 at once (as
+``trickenv eval`` asks them), at their default budgets otherwise, each batch at a random
+point of the deal; forced moves count as decisions (they are not searched).
 Kernels are compiled (or loaded from numba's cache) before timing.
 """
 
@@ -66,24 +67,30 @@ def self_play(game: str, options: dict, agent_name: str, batch: int, seconds: fl
     return deals / total, deals / cpu, steps / total, agent_t / total
 
 
-def ms_per_decision(game: str, agent: str, seconds: float, asked: int, **kwargs) -> float:
+def ms_per_decision(game: str, agent: str, seconds: float, asked: int, options: dict | None = None,
+                    **kwargs) -> float:
     """Milliseconds per decision of a search agent (``pimc`` or ``search``, default budget unless ``kwargs``
-    say otherwise) when ``asked`` decisions come at once, in positions the rule-based agents reach."""
-    spec = trickenv.make_spec(game)
+    say otherwise) when ``asked`` decisions come at once, in positions the rule-based agents reach in the
+    variant ``options``."""
+    spec = trickenv.make_spec(game, **(options or {}))
     searcher = make_agent(agent, spec, seed=0, **kwargs)
     rules = make_agent("rules", spec, seed=1)
-    vec = trickenv.make_vec(game, 256, seed=3)
+    vec = trickenv.make_vec(game, 256, seed=3, **(options or {}))
     obs, mask, _ = vec.reset()
     rng = np.random.default_rng(0)
     spent, count = 0.0, 0
     searcher.act_batch(obs[:1], mask[:1], state=vec.state, games=np.arange(1))  # compile / load
+    plays = spec.num_tricks * spec.num_players  # about the decisions of a deal
     while spent < seconds:
+        # Every batch at a random point of the deal: the batch's games move in step (one vec), and without
+        # this a slow agent asked 64 at once would only ever be timed at the first, dearest decisions.
+        for _ in range(int(rng.integers(plays))):
+            obs, mask, *_ = vec.step(rules.act_batch(obs, mask))
         rows = np.sort(rng.choice(vec.num_envs, size=asked, replace=False))
         t0 = time.perf_counter()
         searcher.act_batch(obs[rows], mask[rows], state=vec.state, games=rows)
         spent += time.perf_counter() - t0
         count += asked
-        obs, mask, *_ = vec.step(rules.act_batch(obs, mask))
     return spent / count * 1e3
 
 
@@ -118,7 +125,7 @@ def main() -> None:
         print("| game | agent | decisions asked at once | ms per decision |")
         print("|---|---|---:|---:|")
         for game in args.games:
-            for agent in ("pimc", "search"):
+            for agent in ("pimc", "pimc:64", "search"):
                 for asked in (1, 64):
                     ms = ms_per_decision(game, agent, args.seconds, asked)
                     print(f"| {game} | {agent} | {asked} | {ms:.1f} |", flush=True)
