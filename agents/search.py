@@ -45,7 +45,9 @@ class SearchAgent(PIMCAgent):
 
     ``solve_tricks``: how many tricks before the end the solver takes over (default
     :data:`SOLVE_TRICKS`, capped at the deal's tricks). ``rollout``, ``search``,
-    ``tiebreak``, ``max_games`` and the state it needs are as for ``pimc``;
+    ``tiebreak``, ``max_games`` and the state it needs are as for ``pimc``, except that
+    ``search`` defaults to ``GameSpec.search_agent_decisions`` where the game sets it
+    (Four Tricks with bids: ``"cards"``);
     ``tt_bits`` sizes the solver's transposition table.
     """
 
@@ -55,6 +57,8 @@ class SearchAgent(PIMCAgent):
                  rollout: str = "rules", max_games: int = 16384, tiebreak: float | None = None,
                  search: str | None = None, tt_bits: int = 18, opponents: str = "paranoid",
                  inference: str = "none", inference_strength: float = 1.0, card_model: str | None = None) -> None:
+        if search is None:
+            search = spec.search_agent_decisions or spec.search_decisions
         super().__init__(spec, seed=seed, worlds=worlds, rollouts=1, rollout=rollout, max_games=max_games,
                          tiebreak=tiebreak, search=search)
         k = SOLVE_TRICKS if solve_tricks is None else solve_tricks

@@ -175,3 +175,13 @@ def test_card_model_training_writes_a_model_the_agent_loads(tmp_path):
     assert model.meta["samples"] == 20000 and model.meta["cross_entropy"] < model.meta["baseline_cross_entropy"]
     with pytest.raises(FileNotFoundError, match="python -m trickenv.training.card_model"):
         CardModel(trickenv.make_spec("koenigrufen"), tmp_path / "missing.npz")
+
+
+def test_the_search_agent_leaves_four_tricks_bids_to_the_rule_based_agent():
+    """Measured: searched bids lose to the heuristic's (docs/agents.md), so with bids ``search`` searches the cards
+    only; ``pimc`` keeps the game's default, and an explicit ``search=`` still wins."""
+    bids = trickenv.make_spec("four_tricks", bidding=True)
+    assert SearchAgent(bids, seed=0, worlds=2).search == "cards"
+    assert make_agent("pimc", bids, seed=0).search == bids.search_decisions == "all"
+    assert SearchAgent(bids, seed=0, worlds=2, search="all").search == "all"
+    assert SearchAgent(trickenv.make_spec("four_tricks"), seed=0, worlds=2).search == "all"  # the trump choice pays

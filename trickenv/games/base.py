@@ -88,7 +88,9 @@ class GameSpec:
       the weight of the side's card points (share of 120) added to a deal score;
       ``side_points(spec, rec, seats)``, the card points of each seat's side in records;
       ``solve_kernel``, the game's perfect-information solver (``trickenv.engine.alphabeta``,
-      called through :class:`trickenv.solver.Solver`; ``None`` if the game has none).
+      called through :class:`trickenv.solver.Solver`; ``None`` if the game has none);
+      ``search_agent_decisions``, the ``search_decisions`` of :class:`trickenv.agents.search.SearchAgent`
+      where it differs from ``pimc``'s (``None``: the same).
     - ``seat_metrics(spec, rec)``: the game's facts per seat of finished deals,
       ``name -> (value [G, n], weight [G, n] bool)`` (:mod:`trickenv.agents.evaluation`).
     - Table talk (:mod:`trickenv.play`), optional, each returning lines to print:
@@ -140,6 +142,7 @@ class GameSpec:
     search_tiebreak: float = 0.0
     side_points: Callable[["GameSpec", dict[str, np.ndarray], np.ndarray], np.ndarray] = seat_points
     solve_kernel: Callable | None = None
+    search_agent_decisions: str | None = None
     seat_metrics: Callable[["GameSpec", dict[str, np.ndarray]], SeatMetrics] = no_seat_metrics
     play_news: Callable[["GameSpec", State, int, np.ndarray, Words], list[str]] | None = None
     turn_notes: Callable[["GameSpec", dict[str, np.ndarray]], list[str]] | None = None
