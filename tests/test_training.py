@@ -145,6 +145,54 @@ def test_resume_continues_from_the_checkpoint(tmp_path):
     assert rows[0].startswith("steps,") and len(rows) >= 3
 
 
+def test_a_run_killed_at_a_checkpoint_resumes_with_its_own_settings(tmp_path):
+    """The defect of issue 25: `--resume` without flags trained on to the default 3,000,000 steps."""
+    out = tmp_path / "R"
+    flags = ["--steps", "40000", "--num-envs", "32", "--n-steps", "32", "--batch-size", "512", "--epochs", "1",
+             "--net", "16,16", "--bc-samples", "2000", "--bc-epochs", "1", "--snapshot-every", "4096",
+             "--eval-every", "100000", "--eval-deals", "4", "--checkpoint-every", "2048", "--seed", "3"]
+    cmd = [sys.executable, "-m", "trickenv.cli", "train", "four_tricks", "--out", str(out), "--no-progress"]
+    trainer = subprocess.Popen(cmd + flags, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 300
+        while not (out / "checkpoint" / "state.json").exists():
+            assert trainer.poll() is None and time.time() < deadline, "the run never wrote a checkpoint"
+            time.sleep(0.2)
+        trainer.kill()  # kill -9 just after a checkpoint
+    finally:
+        trainer.kill()
+        trainer.wait()
+    saved = json.loads((out / "config.json").read_text())
+    at = json.loads((out / "checkpoint" / "state.json").read_text())["num_timesteps"]
+    assert 0 < at < 40000
+
+    from trickenv.cli import main
+
+    # A flag that would change what the run learns is refused, naming it, and nothing is written.
+    with pytest.raises(SystemExit, match="learning_rate is 0.0003 in this run, the command asks 0.001"):
+        main(["train", "four_tricks", "--out", str(out), "--resume", "--learning-rate", "0.001", "--no-progress"])
+    with pytest.raises(SystemExit, match="game is 'four_tricks' in this run"):
+        main(["train", "farbwechsel", "--out", str(out), "--resume", "--no-progress"])
+    with pytest.raises(SystemExit, match="options is {} in this run"):
+        main(["train", "four_tricks", "deck=52", "--out", str(out), "--resume", "--no-progress"])
+    assert json.loads((out / "config.json").read_text()) == saved and not (out / "resumes.jsonl").exists()
+
+    # --resume alone: the run's own settings (a few steps of them here: --steps is a change a resume may make,
+    # applied and recorded; the flags equal to the run's are no change).
+    main(["train", "four_tricks", "--out", str(out), "--resume", "--steps", str(at + 1024), "--seed", "3",
+          "--no-progress"])
+    after = json.loads((out / "config.json").read_text())
+    assert after == {**saved, "steps": at + 1024}
+    assert [json.loads(line) for line in (out / "resumes.jsonl").read_text().splitlines()] == [
+        {"at_step": at, "changes": {"steps": [40000, at + 1024]}}]
+    finished = json.loads((out / "final.json").read_text())["steps"]
+    assert at + 1024 <= finished < at + 2048  # one more PPO update of 32 x 32 decisions, not 3,000,000
+    # A second resume with no flags keeps the recorded steps: the run is done, it only exports again.
+    main(["train", "four_tricks", "--out", str(out), "--resume", "--no-progress"])
+    assert json.loads((out / "final.json").read_text())["steps"] == finished
+    assert json.loads((out / "config.json").read_text())["steps"] == at + 1024
+
+
 def test_a_tiny_training_run_beats_random(tmp_path):
     run = Run(tiny(steps=6144, bc_samples=20000, bc_epochs=2, net=(64, 64)), tmp_path / "ft", progress=False)
     summary = run.train()
@@ -168,6 +216,17 @@ def test_the_warm_start_can_clone_the_search_agent(tmp_path):
     assert not np.array_equal(rules["action"][:64], first)
     with pytest.raises(ValueError, match="bc_teacher must be"):
         Run(tiny(bc_teacher="oracle"), tmp_path / "bad", progress=False)
+
+
+def test_the_temperature_is_in_reward_units():
+    from trickenv.training.bc import score_temperature
+
+    # softmax(reward / T) = softmax(score / (T / reward_scale)): a searched value is a deal score.
+    assert score_temperature(trickenv.make_spec("four_tricks"), 0.3) == pytest.approx(1.2)
+    assert score_temperature(trickenv.make_spec("farbwechsel"), 0.3) == pytest.approx(36.0)
+    assert score_temperature(trickenv.make_spec("koenigrufen"), 0.3) == 0.3
+    # The shipped Four Tricks command's 0.01875 is exactly the 0.075 points it was trained with.
+    assert np.float32(score_temperature(trickenv.make_spec("four_tricks"), 0.01875)) == np.float32(0.075)
 
 
 def test_soft_targets_weigh_the_searched_actions_by_their_values():
@@ -321,3 +380,25 @@ def test_the_warm_start_fits_with_a_torch_thread_per_worker_then_gives_them_back
     run.warm_start()
     assert seen == [2]
     assert torch.get_num_threads() == run.config.torch_threads == 1
+
+
+def test_evaluations_against_pimc_and_the_time_to_strength_plot(tmp_path):
+    from trickenv.training import plot_time_to_strength
+
+    run = Run(tiny(steps=1024, eval_every=512, eval_pimc=True, bc_samples=1000), tmp_path / "run", progress=False)
+    run.train()
+    import csv
+
+    with open(tmp_path / "run" / "eval.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) >= 2 and {"diff", "pimc_diff", "pimc_ci_lo", "pimc_ci_hi", "minutes"} <= set(rows[0])
+    assert [float(r["minutes"]) for r in rows] == sorted(float(r["minutes"]) for r in rows)
+    plot_time_to_strength(tmp_path / "run" / "eval.csv", tmp_path / "t.png", title="four_tricks")
+    assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from trickenv.training import plot_curve
+
+    plot_curve(tmp_path / "run" / "eval.csv", tmp_path / "c.png", title="four_tricks")
+    assert (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    (tmp_path / "empty.csv").write_text("steps,minutes,diff,ci_lo,ci_hi\n")
+    with pytest.raises(ValueError, match="no evaluations"):
+        plot_time_to_strength(tmp_path / "empty.csv", tmp_path / "e.png")

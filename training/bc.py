@@ -27,7 +27,7 @@ from trickenv.vector import VecEnv
 
 
 def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "rules",
-                   batch: int = 1024, progress: bool = False, mix: float = 0.0,
+                   batch: int = 1024, progress: bool = False, mix: float = 0.0, privileged: bool = False,
                    **teacher_options: Any) -> dict[str, np.ndarray]:
     """``samples`` decisions of ``teacher`` in every seat: obs, mask, action, and the scaled deal score that followed.
 
@@ -38,7 +38,9 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
     in the positions a rule-based opponent or partner leads to.
 
     A search teacher (one with ``search_batch``, PIMC) also gives ``values``: its
-    searched value of every action (NaN where it did not search).
+    searched value of every action (NaN where it did not search). ``privileged``
+    adds each decision's privileged observation (every hand, int8:
+    :mod:`trickenv.privileged`) as ``privileged``, for a critic that sees it.
 
     ``teacher`` is an agent name (``rules``, ``pimc``, ...) made with ``teacher_options``
     (``worlds=8`` for PIMC); a search teacher gets the engine state of the games it plays.
@@ -56,7 +58,7 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
     max_deals = samples // (batch * spec.num_tricks * spec.num_players) + 3
     scores = np.zeros((batch, max_deals + 1, spec.num_players), np.float32)
     deal = np.zeros(batch, np.int64)
-    obs_l, mask_l, act_l, seat_l, deal_l, val_l = [], [], [], [], [], []
+    obs_l, mask_l, act_l, seat_l, deal_l, val_l, priv_l = [], [], [], [], [], [], []
     searched = hasattr(agent, "search_batch")
     obs, mask, player = vec.reset()
     steps = 0
@@ -75,6 +77,8 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
         if rules is not None:
             played = np.where(by_rules[np.arange(batch), player], rules.act_batch(obs, mask), a)
         obs_l.append(obs.copy())
+        if privileged:
+            priv_l.append(vec.privileged())
         mask_l.append(mask.copy())
         act_l.append(a)
         seat_l.append(player.astype(np.int64))
@@ -103,12 +107,14 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
     }
     if searched:
         data["values"] = np.concatenate(val_l)[finished]
+    if privileged:
+        data["privileged"] = np.concatenate(priv_l)[finished]
     return data
 
 
 def demonstrations_in_parallel(game: str, options: dict[str, Any], samples: int, workers: int, seed: int = 0,
                                teacher: str = "rules", progress: bool = False, mix: float = 0.0,
-                               **teacher_options: Any) -> dict[str, np.ndarray]:
+                               privileged: bool = False, **teacher_options: Any) -> dict[str, np.ndarray]:
     """:func:`demonstrations` split over ``workers`` processes, one core each (a search teacher is slow).
 
     Worker ``i`` plays ``ceil(samples / workers)`` decisions with seed ``seed + i`` (so
@@ -118,7 +124,8 @@ def demonstrations_in_parallel(game: str, options: dict[str, Any], samples: int,
     import multiprocessing
 
     per = -(-samples // workers)
-    jobs = [(game, options, per, seed + i, teacher, progress and i == 0, mix, teacher_options) for i in range(workers)]
+    jobs = [(game, options, per, seed + i, teacher, progress and i == 0, mix, privileged, teacher_options)
+            for i in range(workers)]
     # "spawn": a fresh interpreter per worker (the trainer's torch and numba threads do not fork safely).
     with multiprocessing.get_context("spawn").Pool(workers, initializer=exit_with_parent) as pool:
         parts = pool.starmap(_demonstrations_part, jobs)
@@ -147,11 +154,11 @@ def exit_with_parent(poll_seconds: float = 1.0) -> None:
 
 
 def _demonstrations_part(game: str, options: dict[str, Any], samples: int, seed: int, teacher: str, progress: bool,
-                         mix: float, teacher_options: dict[str, Any]) -> dict[str, np.ndarray]:
+                         mix: float, privileged: bool, teacher_options: dict[str, Any]) -> dict[str, np.ndarray]:
     from trickenv.games import make_spec
 
     return demonstrations(make_spec(game, **options), samples, seed=seed, teacher=teacher, progress=progress,
-                          mix=mix, **teacher_options)
+                          mix=mix, privileged=privileged, **teacher_options)
 
 
 def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epochs: int = 3,
@@ -175,21 +182,31 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
     policy.set_training_mode(True)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
-    x_all = torch.as_tensor(features(data["obs"]))
+    x = features(data["obs"])
+    if getattr(policy, "actor_inputs", None) is not None:  # a privileged critic: it reads every hand too
+        if "privileged" not in data:
+            raise ValueError("the policy's critic reads the privileged observation: the demonstrations need it "
+                             "(demonstrations(..., privileged=True))")
+        x = np.concatenate([x, data["privileged"].astype(np.float32)], axis=1)
+    x_all = torch.as_tensor(x)
     a_all = torch.as_tensor(data["action"], dtype=torch.int64)
     m_all = torch.as_tensor(data["mask"])
     r_all = torch.as_tensor(data["return"], dtype=torch.float32)
     n = len(a_all)
     t_all = None
     if temperature > 0 and "values" in data:
-        t_all = torch.as_tensor(soft_targets(data["values"], data["action"], temperature * reward_scale(features.spec)))
+        t_all = torch.as_tensor(soft_targets(data["values"], data["action"], score_temperature(features.spec,
+                                                                                              temperature)))
     stats: dict[str, float] = {}
     for _ in range(epochs):
         order = torch.randperm(n, generator=generator)
         loss_sum = hits = 0.0
         for start in range(0, n, batch_size):
             idx = order[start:start + batch_size]
-            latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(x_all[idx], policy.pi_features_extractor))
+            # The actor's and the critic's own inputs (the same unless the critic is privileged).
+            # (Box observations of floats: the extractors take them as they are.)
+            latent_pi = policy.mlp_extractor.forward_actor(policy.pi_features_extractor(x_all[idx]))
+            latent_vf = policy.mlp_extractor.forward_critic(policy.vf_features_extractor(x_all[idx]))
             logits = policy.action_net(latent_pi).masked_fill(~m_all[idx], -1e9)
             values = policy.value_net(latent_vf).flatten()
             if t_all is None:
@@ -205,6 +222,16 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
         stats = {"bc_loss": loss_sum / n, "bc_accuracy": hits / n, "bc_samples": float(n)}
     policy.set_training_mode(False)
     return stats
+
+
+def score_temperature(spec: GameSpec, temperature: float) -> float:
+    """A temperature in reward units (``--bc-temperature``) in the deal-score units of searched values.
+
+    A search agent's values are deal scores; the reward is the score times ``reward_scale``
+    (Four Tricks 1/4, Farbwechsel 1/120, King Calling 1), so ``softmax(reward / T)`` is
+    ``softmax(score / (T / reward_scale))``.
+    """
+    return temperature / reward_scale(spec)
 
 
 def soft_targets(values: np.ndarray, actions: np.ndarray, temperature: float) -> np.ndarray:

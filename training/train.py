@@ -12,20 +12,25 @@ What one run does, top to bottom:
    slower on these small matrices).
 2. **Warm start** (:mod:`~trickenv.training.bc`): the policy imitates the
    rule-based agent on ``bc_samples`` decisions.
-3. **Self-play PPO** for ``steps`` learner decisions. Every ``snapshot_every``
+3. **Expert iteration** (:mod:`~trickenv.training.expert`, with ``expert``): the
+   search agent labels the student's own positions with its values, the student
+   fits every label so far, ``expert_iterations`` times.
+4. **Self-play PPO** for ``steps`` learner decisions. Every ``snapshot_every``
    steps the current policy joins the league; every ``eval_every`` steps it
    plays a duplicate evaluation against the rule-based agent (``eval_deals``
    deals, fixed seed), logged to ``eval.csv`` (and TensorBoard when installed);
    every ``checkpoint_every`` steps, and on Ctrl-C, the model (with its
    optimizer), the league and the logs are saved to ``checkpoint/``.
-4. **Export**: ``player.npz``, a NumPy player for
+5. **Export**: ``player.npz``, a NumPy player for
    :class:`~trickenv.agents.policy.PolicyAgent` (``trickenv eval ... --agents
    model:DIR/player.npz``), and a final evaluation table (``final.json``).
 
 ``--resume`` continues from ``checkpoint/`` with the same step count, weights,
 optimizer state and league (a run killed between checkpoints loses at most
-``checkpoint_every`` steps). The reward is the learner's own deal score scaled
-per game (Four Tricks /4, Farbwechsel /120, King Calling x1): the score is what
+``checkpoint_every`` steps, or one chunk of expert labels), and with the settings
+of the run's ``config.json``: only :data:`RESUME_CHANGES` may change.
+
+The reward is the learner's own deal score scaled per game (Four Tricks /4, Farbwechsel /120, King Calling x1): the score is what
 a player of the game is paid, and in Farbwechsel (not zero-sum) a player who
 raises its own score is the one we want; a score relative to the table would
 also reward sinking the opponents.
@@ -34,6 +39,7 @@ also reward sinking the opponents.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import shutil
 import time
@@ -47,7 +53,8 @@ import trickenv
 from trickenv.agents.evaluation import evaluate
 from trickenv.agents.policy import PolicyAgent, save_policy
 from trickenv.single_seat import SeatEnv
-from trickenv.training.bc import behaviour_clone, demonstrations, demonstrations_in_parallel
+from trickenv.training.bc import behaviour_clone, demonstrations, demonstrations_in_parallel, exit_with_parent
+from trickenv.training.expert import EXPERTS, OPPONENTS, label_chunk
 from trickenv.training.league import League, Schedule
 from trickenv.training.vec_env import SeatVecEnv
 
@@ -81,12 +88,70 @@ class TrainConfig:
     keep_snapshots: int = 4
     eval_every: int = 250_000
     eval_deals: int = 300
+    eval_pimc: bool = False  # each evaluation also plays pimc (time-to-strength against pimc; costs search time)
     checkpoint_every: int = 100_000
     seed: int = 0
     points_bonus: float = 0.0  # reward shaping by side card points (SeatVecEnv); 0: the deal score alone
+    privileged_critic: bool = False  # the value network also reads every hand (training/critic.py); the actor never
+    # Expert iteration after the warm start (training/expert.py): "" (none), "search" or "pimc" labels the student's
+    # own positions with searched values, the student fits every label so far; expert_iterations times.
+    expert: str = ""
+    expert_iterations: int = 3
+    expert_samples: int = 100_000  # labelled student decisions per iteration
+    expert_chunk: int = 10_000  # labels per file: what a kill can lose at most
+    expert_worlds: int = 16  # sampled worlds per searched decision
+    expert_rollout: str = "rules"  # who plays the expert's playouts: "rules", "random" or "student"
+    expert_share: float = 0.5  # chance that a seat of a labelling deal is the student's (else the league's)
+    expert_epochs: int = 2  # epochs of each fit over the labels so far
+    expert_workers: int = 1  # processes labelling chunks side by side (one per free core)
     env_threads: int = 1  # numba threads of the batched env (docs/training.md: why 1)
     torch_threads: int = 1  # torch threads of the PPO update
     schedule: dict[str, float] = field(default_factory=lambda: asdict(Schedule()))
+
+
+# What a resumed run may change: how long it runs and how it is watched and computed, not what it learns.
+# Any other setting that differs from the run's config.json is refused (resumed_config).
+RESUME_CHANGES = ("steps", "expert_iterations", "eval_every", "eval_deals", "checkpoint_every", "env_threads",
+                  "torch_threads", "expert_workers")
+
+
+def run_config(out: str | Path) -> TrainConfig:
+    """The settings of the run in ``out`` (its ``config.json``)."""
+    path = Path(out) / "config.json"
+    if not path.exists():
+        raise FileNotFoundError(f"--resume: no run in {out} (no config.json)")
+    saved = json.loads(path.read_text())
+    saved["net"] = tuple(saved["net"])
+    return TrainConfig(**saved)
+
+
+def resumed_config(out: str | Path, config: TrainConfig | dict[str, Any] | None = None) -> TrainConfig:
+    """The settings a resumed run goes on with: the run's own (``out/config.json``) with the changes asked.
+
+    ``config``: the changes, as a dict of fields, or a whole :class:`TrainConfig` (its fields that differ
+    from the run's are the changes), or None (none). Only :data:`RESUME_CHANGES` may change (e.g.
+    ``steps`` to train a finished run further); any other difference raises ``ValueError`` naming the
+    setting, the run's value and the one asked, and nothing is written. The changes applied are appended
+    to ``out/resumes.jsonl`` (with the step count at which they apply) by :class:`Run`.
+    """
+    saved = run_config(out)
+    if config is None:
+        changes: dict[str, Any] = {}
+    elif isinstance(config, TrainConfig):
+        changes = {k: v for k, v in asdict(config).items() if v != getattr(saved, k)}
+    else:
+        unknown = sorted(set(config) - {f.name for f in dataclasses.fields(TrainConfig)})
+        if unknown:
+            raise ValueError(f"unknown training settings {', '.join(unknown)}")
+        changes = {k: v for k, v in config.items() if v != getattr(saved, k)}
+    if "net" in changes and tuple(changes["net"]) == saved.net:
+        del changes["net"]
+    refused = [k for k in changes if k not in RESUME_CHANGES]
+    if refused:
+        said = "; ".join(f"{k} is {getattr(saved, k)!r} in this run, the command asks {changes[k]!r}" for k in refused)
+        raise ValueError(f"--resume keeps the run's settings ({Path(out) / 'config.json'}): {said}. A resumed run "
+                         f"may change only {', '.join(RESUME_CHANGES)}; start a new --out to train with other settings")
+    return dataclasses.replace(saved, **changes)
 
 
 # Per-game defaults (the commands in docs/training.md use them).
@@ -97,19 +162,39 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
+def check_expert(c: TrainConfig) -> None:
+    """Refuse expert-iteration settings that cannot run, naming the setting and what is allowed."""
+    if c.expert not in ("", *EXPERTS):
+        raise ValueError(f"expert must be one of {', '.join(EXPERTS)} (or empty: none), got {c.expert!r}")
+    for name in ("expert_iterations", "expert_samples", "expert_chunk", "expert_worlds", "expert_epochs",
+                 "expert_workers"):
+        value = getattr(c, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "expert_iterations" else 1):
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if c.expert_rollout not in ("rules", "random", "student"):
+        raise ValueError(f"expert_rollout must be 'rules', 'random' or 'student', got {c.expert_rollout!r}")
+    if not 0.0 < c.expert_share <= 1.0:
+        raise ValueError(f"expert_share must be in (0, 1], got {c.expert_share!r}")
+
+
 def policy_weights(model) -> list[tuple[np.ndarray, np.ndarray]]:
     """The policy MLP of a MaskablePPO model as ``[(W [in, out], b), ...]`` (the last layer: the logits)."""
     import torch
 
     layers = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
     layers.append(model.policy.action_net)
-    return [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy()) for m in layers]
+    weights = [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy()) for m in layers]
+    actor_inputs = getattr(model.policy, "actor_inputs", None)
+    if actor_inputs is not None:  # a privileged critic's actor: its rows on the (zeroed) privileged columns are dead
+        weights[0] = (weights[0][0][:actor_inputs].copy(), weights[0][1])
+    return weights
 
 
 class Run:
     """One training run in ``out`` (module docstring)."""
 
-    def __init__(self, config: TrainConfig, out: str | Path, resume: bool = False, progress: bool = True) -> None:
+    def __init__(self, config: TrainConfig | dict[str, Any] | None, out: str | Path, resume: bool = False,
+                 progress: bool = True) -> None:
         import torch
 
         self.out = Path(out)
@@ -117,7 +202,9 @@ class Run:
         if resume:
             if not (self.ckpt / "model.zip").exists():
                 raise FileNotFoundError(f"--resume: no checkpoint in {self.ckpt}")
-            config = TrainConfig(**{**json.loads((self.out / "config.json").read_text()), "steps": config.steps})
+            config = resumed_config(self.out, config)
+        elif not isinstance(config, TrainConfig):
+            raise TypeError("a new run needs a TrainConfig (a dict of changes or None only with resume=True)")
         elif (self.ckpt / "model.zip").exists():
             raise FileExistsError(f"{self.out} holds a run already: pass --resume to continue it, or another --out")
         if config.bc_teacher not in ("rules", "pimc"):
@@ -131,9 +218,18 @@ class Run:
         if config.bc_mix > 0 and config.bc_teacher == "rules":
             raise ValueError("bc_mix seats the rule-based agent beside another teacher; with bc_teacher='rules' "
                              "every seat is the rule-based agent already")
-        if config.bc_temperature > 0 and config.bc_teacher != "pimc":
-            raise ValueError("bc_temperature needs bc_teacher='pimc': only a search teacher has values to fit "
-                             f"(bc_teacher is {config.bc_teacher!r})")
+        if config.bc_temperature > 0 and config.bc_teacher != "pimc" and not config.expert:
+            raise ValueError("bc_temperature needs bc_teacher='pimc' or an expert: only a search teacher has values "
+                             f"to fit (bc_teacher is {config.bc_teacher!r})")
+        check_expert(config)
+        if resume:
+            before = run_config(self.out)
+            changed = {k: [getattr(before, k), getattr(config, k)] for k in RESUME_CHANGES
+                       if getattr(before, k) != getattr(config, k)}
+            if changed:
+                at = json.loads((self.ckpt / "state.json").read_text())["num_timesteps"]
+                with (self.out / "resumes.jsonl").open("a") as f:
+                    f.write(json.dumps({"at_step": at, "changes": changed}) + "\n")
         self.config = config
         torch.set_num_threads(config.torch_threads)
         self.progress = progress
@@ -146,7 +242,7 @@ class Run:
         self.seat_env = SeatEnv(self.spec, config.num_envs, seat="rotate", opponents=self.league.members,
                                 sampler=self.league.sampler, seed=config.seed,
                                 threads=config.env_threads)
-        self.venv = SeatVecEnv(self.seat_env, points_bonus=config.points_bonus)
+        self.venv = SeatVecEnv(self.seat_env, points_bonus=config.points_bonus, privileged=config.privileged_critic)
         self.meta = {"game": config.game, "options": json.loads(json.dumps(self.spec.options)), "features": "compact",
                      "activation": "relu", "net": list(config.net)}
         self.log: list[dict[str, Any]] = []
@@ -154,6 +250,7 @@ class Run:
         self._elapsed_before = 0.0
         self._next: dict[str, int] = {}  # step of the next snapshot, evaluation and checkpoint
         self.bc_stats: dict[str, float] = {}
+        self._expert: dict[str, Any] = {"iteration": 0, "stats": []}  # expert iterations done (training/expert.py)
         if resume:
             self._load()
         else:
@@ -167,11 +264,16 @@ class Run:
         from sb3_contrib import MaskablePPO
 
         c = self.config
+        policy, extra = "MlpPolicy", {}
+        if c.privileged_critic:
+            from trickenv.training.critic import PrivilegedCriticPolicy
+
+            policy, extra = PrivilegedCriticPolicy, {"actor_inputs": self.venv.actor_inputs}
         return MaskablePPO(
-            "MlpPolicy", self.venv, learning_rate=c.learning_rate, n_steps=c.n_steps, batch_size=c.batch_size,
+            policy, self.venv, learning_rate=c.learning_rate, n_steps=c.n_steps, batch_size=c.batch_size,
             n_epochs=c.epochs, gamma=c.gamma, gae_lambda=c.gae_lambda, clip_range=c.clip_range,
             ent_coef=c.ent_coef, seed=c.seed, device="cpu", verbose=0,
-            policy_kwargs={"net_arch": {"pi": list(c.net), "vf": list(c.net)}, "activation_fn": torch.nn.ReLU},
+            policy_kwargs={"net_arch": {"pi": list(c.net), "vf": list(c.net)}, "activation_fn": torch.nn.ReLU, **extra},
         )
 
     def player(self) -> PolicyAgent:
@@ -204,6 +306,8 @@ class Run:
         teacher_options = {"worlds": c.bc_worlds} if c.bc_teacher == "pimc" else {}
         workers = {"workers": c.bc_workers} if c.bc_workers > 1 else {}
         mix = {"mix": c.bc_mix} if c.bc_mix > 0 else {}
+        if c.privileged_critic:
+            mix["privileged"] = True
         key = json.dumps({"game": c.game, "options": self.meta["options"], "teacher": c.bc_teacher,
                           "samples": c.bc_samples, "seed": c.seed + 17, **teacher_options, **workers, **mix},
                          sort_keys=True)
@@ -215,15 +319,83 @@ class Run:
         if c.bc_workers > 1:
             data = demonstrations_in_parallel(c.game, c.options, c.bc_samples, c.bc_workers, seed=c.seed + 17,
                                               teacher=c.bc_teacher, progress=self.progress, mix=c.bc_mix,
-                                              **teacher_options)
+                                              privileged=c.privileged_critic, **teacher_options)
         else:
             data = demonstrations(self.spec, c.bc_samples, seed=c.seed + 17, teacher=c.bc_teacher,
-                                  progress=self.progress, mix=c.bc_mix, **teacher_options)
+                                  progress=self.progress, mix=c.bc_mix, privileged=c.privileged_critic,
+                                  **teacher_options)
         if c.bc_teacher != "rules":  # the rule-based agent's take seconds: not worth the disk
             tmp = self.out / "demonstrations.tmp.npz"
             np.savez(tmp, key=np.array(key), **data)
             tmp.rename(path)
         return data
+
+    def expert_iteration(self) -> None:
+        """Expert iterations up to ``expert_iterations`` (training/expert.py): label the student's own positions
+        in chunks kept in ``DIR/expert/``, fit the student to all labels so far, checkpoint, evaluate."""
+        import torch
+
+        c = self.config
+        folder = self.out / "expert"
+        folder.mkdir(exist_ok=True)
+        chunks = -(-c.expert_samples // c.expert_chunk)
+        # Games labelled side by side: 128 (the search is batched over them), fewer for small chunks, which
+        # would otherwise overshoot (a chunk plays on until every game has finished a deal).
+        batch = int(np.clip(c.expert_chunk // (self.spec.num_tricks * self.spec.num_players), 8, 128))
+        while self._expert["iteration"] < c.expert_iterations:
+            i = int(self._expert["iteration"])
+            t0 = time.perf_counter()
+            student = folder / f"student_{i}.npz"
+            if not student.exists():
+                save_policy(student, policy_weights(self.model), self.meta)
+            todo = [k for k in range(chunks) if not (folder / f"labels_{i}_{k}.npz").exists()]
+            jobs = [(c.game, c.options, str(student), c.expert, c.expert_worlds, c.expert_rollout,
+                     min(c.expert_chunk, c.expert_samples - k * c.expert_chunk), c.seed * 7919 + 1009 * (i + 1) + k,
+                     c.expert_share, OPPONENTS, c.privileged_critic, batch) for k in todo]
+            self._label(jobs, [folder / f"labels_{i}_{k}.npz" for k in todo])
+            t1 = time.perf_counter()
+            parts = []
+            for j in range(i + 1):  # DAgger: every label so far
+                for k in range(chunks):
+                    with np.load(folder / f"labels_{j}_{k}.npz") as f:
+                        parts.append({key: f[key] for key in f.files})
+            data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+            torch.set_num_threads(max(c.torch_threads, c.expert_workers))  # the fit runs alone
+            try:
+                fit = behaviour_clone(self.model, data, self.venv.features, epochs=c.expert_epochs,
+                                      seed=c.seed + 101 * (i + 1), temperature=c.bc_temperature)
+            finally:
+                torch.set_num_threads(c.torch_threads)
+            agree = float((data["played"] == data["action"]).mean())
+            self._expert["stats"].append({"iteration": i + 1, "labels": int(len(data["action"])),
+                                          "student_agreed": agree, "label_seconds": t1 - t0,
+                                          "fit_seconds": time.perf_counter() - t1, **fit})
+            self._expert["iteration"] = i + 1
+            self.save()
+            row = self.record_eval()
+            if self.progress:
+                print(f"expert iteration {i + 1}/{c.expert_iterations}: {len(data['action']):,} labels, the student "
+                      f"played the expert's move in {agree:.1%}; against rules {row['diff']:+.3f} "
+                      f"[{row['ci_lo']:+.3f}, {row['ci_hi']:+.3f}]")
+
+    def _label(self, jobs: list[tuple], paths: list[Path]) -> None:
+        """Run the labelling jobs (in ``expert_workers`` processes when more than one) and write each chunk as
+        it finishes (to a temporary name, then renamed: a kill leaves no half-written chunk)."""
+        def write(data: dict[str, np.ndarray], path: Path) -> None:
+            tmp = path.with_suffix(".tmp.npz")
+            np.savez(tmp, **data)
+            tmp.rename(path)
+
+        if self.config.expert_workers > 1 and len(jobs) > 1:
+            import multiprocessing
+
+            with multiprocessing.get_context("spawn").Pool(self.config.expert_workers,
+                                                           initializer=exit_with_parent) as pool:
+                for data, path in zip(pool.imap(_label_job, jobs), paths):
+                    write(data, path)
+        else:
+            for job, path in zip(jobs, paths):
+                write(label_chunk(*job), path)
 
     def evaluate(self, deals: int, opponents: tuple[str, ...] = ("rules",), seed: int = 12345):
         """Duplicate evaluation of the current policy against ``opponents``."""
@@ -232,11 +404,15 @@ class Run:
 
     def record_eval(self) -> dict[str, Any]:
         """Evaluate against the rule-based agent and append a row to ``eval.csv`` (and TensorBoard)."""
+        minutes = round(self.elapsed() / 60, 2)  # the clock of the training itself, before the evaluations
         res = self.evaluate(self.config.eval_deals).to_dict()
         pair = res["pairs"][0]
-        row = {"steps": int(self.model.num_timesteps), "minutes": round(self.elapsed() / 60, 2),
+        row = {"steps": int(self.model.num_timesteps), "minutes": minutes,
                "model_mean": res["agents"]["model"]["mean"], "rules_mean": res["agents"]["rules"]["mean"],
                "diff": pair["diff"], "ci_lo": pair["ci95"][0], "ci_hi": pair["ci95"][1], "deals": pair["deals"]}
+        if self.config.eval_pimc:
+            pimc = self.evaluate(self.config.eval_deals, opponents=("pimc",)).to_dict()["pairs"][0]
+            row.update({"pimc_diff": pimc["diff"], "pimc_ci_lo": pimc["ci95"][0], "pimc_ci_hi": pimc["ci95"][1]})
         self.log.append(row)
         path = self.out / "eval.csv"
         new = not path.exists()
@@ -267,7 +443,7 @@ class Run:
         self.league.save(tmp / "league")
         (tmp / "state.json").write_text(json.dumps({
             "num_timesteps": int(self.model.num_timesteps), "elapsed": self.elapsed(), "bc": self.bc_stats,
-            "next": self._next,
+            "next": self._next, "expert": self._expert,
         }))
         shutil.rmtree(self.ckpt, ignore_errors=True)
         tmp.rename(self.ckpt)  # a kill during the save leaves the previous checkpoint whole
@@ -283,6 +459,7 @@ class Run:
         self._elapsed_before = float(state["elapsed"])
         self.bc_stats = state.get("bc", {})
         self._next = state["next"]
+        self._expert = state.get("expert", {"iteration": 0, "stats": []})
         self.venv.seed(self.config.seed + self.model.num_timesteps)
         if (self.out / "eval.csv").exists():
             with (self.out / "eval.csv").open() as f:
@@ -306,6 +483,10 @@ class Run:
         if not self._next:
             self.warm_start()
             self._next = {"snapshot": c.snapshot_every, "eval": 0, "checkpoint": c.checkpoint_every}
+            if c.expert:
+                self.save()  # the student of the first iteration: a resumed run labels with the same one
+        if c.expert and self._expert["iteration"] < c.expert_iterations:
+            self.expert_iteration()
         run = self
 
         class Hooks(BaseCallback):
@@ -355,26 +536,53 @@ class Run:
         return summary
 
 
-def plot_curve(csv_path: str | Path, png_path: str | Path, title: str = "") -> None:
-    """The learning curve of a run (score difference against the rule-based agent vs steps) as a PNG."""
+def _label_job(job: tuple) -> dict[str, np.ndarray]:
+    """A worker process's labelling job (``Run._label``)."""
+    return label_chunk(*job)
+
+
+def _draw_differences(png_path: str | Path, title: str, xlabel: str,
+                      series: list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]) -> None:
+    """One PNG of score differences with their 95% CIs shaded: ``series`` of (label, x, diff, lo, hi)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with open(csv_path) as f:
-        rows = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(f)]
-    steps = np.array([r["steps"] for r in rows]) / 1e6
-    diff = np.array([r["diff"] for r in rows])
-    lo, hi = np.array([r["ci_lo"] for r in rows]), np.array([r["ci_hi"] for r in rows])
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.fill_between(steps, lo, hi, alpha=0.25, label="95% CI")
-    ax.plot(steps, diff, marker="o", label="trained - rules")
+    for label, x, diff, lo, hi in series:
+        ax.fill_between(x, lo, hi, alpha=0.2)
+        ax.plot(x, diff, marker="o", label=label)
     ax.axhline(0, color="black", lw=0.8)
-    ax.set_xlabel("learner decisions (millions)")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("mean deal score difference")
     ax.set_title(title)
     ax.legend()
     fig.tight_layout()
     fig.savefig(png_path, dpi=110)
     plt.close(fig)
+
+
+def _read_rows(csv_path: str | Path) -> list[dict[str, float]]:
+    with open(csv_path) as f:
+        return [{k: float(v) for k, v in r.items() if k != "player"} for r in csv.DictReader(f)]
+
+
+def plot_time_to_strength(csv_path: str | Path, png_path: str | Path, title: str = "") -> None:
+    """Score difference of a run's player against the rule-based agent and (``eval_pimc`` runs) against pimc,
+    by wall minutes of training (the run's clock, everything counted), from its ``eval.csv``, as a PNG."""
+    rows = _read_rows(csv_path)
+    if not rows:
+        raise ValueError(f"{csv_path} has no evaluations")
+    minutes = np.array([r["minutes"] for r in rows])
+    series = [(label, minutes, *(np.array([r[f"{prefix}{k}"] for r in rows]) for k in ("diff", "ci_lo", "ci_hi")))
+              for prefix, label in (("", "model - rules"), ("pimc_", "model - pimc")) if f"{prefix}diff" in rows[0]]
+    _draw_differences(png_path, title, "wall minutes of training", series)
+
+
+def plot_curve(csv_path: str | Path, png_path: str | Path, title: str = "") -> None:
+    """The learning curve of a run (score difference against the rule-based agent vs steps) as a PNG."""
+    rows = _read_rows(csv_path)
+    steps = np.array([r["steps"] for r in rows]) / 1e6
+    diff, lo, hi = (np.array([r[k] for r in rows]) for k in ("diff", "ci_lo", "ci_hi"))
+    _draw_differences(png_path, title, "learner decisions (millions)", [("trained - rules", steps, diff, lo, hi)])

@@ -16,6 +16,12 @@ returns the per-game masks, which is what
 ``sb3_contrib.common.maskable.utils.get_action_masks`` calls) and
 ``env_is_wrapped``. Masks come from one array, never a per-game wrapper.
 
+``privileged=True`` appends the learner's privileged observation (every hand:
+:mod:`trickenv.privileged`) to each observation, after the ``actor_inputs``
+feature columns, for a critic that sees every hand
+(:class:`~trickenv.training.critic.PrivilegedCriticPolicy`); the actor reads only
+the features.
+
 ``points_bonus`` (default 0) shapes the reward: at a deal's end the learner also
 gets ``points_bonus * (side card points - 60) / 120`` (King Calling: its side's
 total with counted marriages). King Calling pays in whole stake units decided by
@@ -33,16 +39,20 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from trickenv.agents.features import Features
+from trickenv.privileged import privileged_size
 from trickenv.single_seat import SeatEnv
 
 
 class SeatVecEnv(VecEnv):
     """SB3 VecEnv of a SeatEnv (module docstring). ``clock`` adds up the seconds spent stepping."""
 
-    def __init__(self, seat_env: SeatEnv, points_bonus: float = 0.0) -> None:
+    def __init__(self, seat_env: SeatEnv, points_bonus: float = 0.0, privileged: bool = False) -> None:
         self.seat_env = seat_env
         self.points_bonus = float(points_bonus)
         self.features = Features(seat_env.spec)
+        self.privileged = bool(privileged)
+        self.actor_inputs = self.features.size  # the columns a player may read; the rest is privileged
+        size = self.features.size + (privileged_size(seat_env.spec) if self.privileged else 0)
         self.render_mode = None  # VecEnv.__init__ reads it through get_attr
         self.clock = 0.0
         b = seat_env.num_envs
@@ -50,7 +60,7 @@ class SeatVecEnv(VecEnv):
         self._ep_return = np.zeros(b, np.float64)
         self._ep_length = np.zeros(b, np.int64)
         self._start = time.time()
-        space = spaces.Box(0.0, 1.0, (self.features.size,), np.float32)
+        space = spaces.Box(0.0, 1.0, (size,), np.float32)
         super().__init__(b, space, spaces.Discrete(seat_env.num_actions))
 
     def reset(self) -> np.ndarray:
@@ -61,9 +71,16 @@ class SeatVecEnv(VecEnv):
         self._reset_options()
         self._ep_return[:] = 0
         self._ep_length[:] = 0
-        out = self.features(obs)
+        out = self._observation(obs)
         self.clock += time.perf_counter() - t0
         return out
+
+    def _observation(self, obs: np.ndarray) -> np.ndarray:
+        """The features of the learners' observations, with their privileged block if ``privileged``."""
+        feats = self.features(obs)
+        if not self.privileged:
+            return feats
+        return np.concatenate([feats, self.seat_env.privileged().astype(np.float32)], axis=1)
 
     def step_async(self, actions: np.ndarray) -> None:
         """Store the learners' actions for :meth:`step_wait`."""
@@ -79,7 +96,7 @@ class SeatVecEnv(VecEnv):
             reward = reward.copy()
             spec = self.seat_env.spec
             reward[games] += self.points_bonus * (spec.side_points(spec, rec, info["seat"][games]) - 60.0) / 120.0
-        feats = self.features(obs)
+        feats = self._observation(obs)
         self._ep_return += reward
         self._ep_length += 1
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]  # SB3's contract: one dict per game

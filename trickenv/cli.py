@@ -140,6 +140,8 @@ TRAIN_FLAGS = {
     "eval_deals": int, "checkpoint_every": int, "seed": int, "env_threads": int, "torch_threads": int,
     "points_bonus": float, "bc_teacher": str, "bc_worlds": int,
     "bc_temperature": float, "bc_workers": int, "bc_mix": float,
+    "expert": str, "expert_iterations": int, "expert_samples": int, "expert_chunk": int, "expert_worlds": int,
+    "expert_rollout": str, "expert_share": float, "expert_epochs": int, "expert_workers": int,
     "net": lambda text: tuple(int(x) for x in text.split(",")),
 }
 
@@ -150,11 +152,16 @@ def train(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
         from trickenv.training import DEFAULTS, Run, TrainConfig
     except ImportError as e:
         raise SystemExit(f"trickenv train needs the train extra (pip install 'trickenv[train]'): {e}") from None
-    fields = {**DEFAULTS.get(game, {}), **{k: getattr(args, k) for k in TRAIN_FLAGS if getattr(args, k) is not None}}
+    given = {k: getattr(args, k) for k in (*TRAIN_FLAGS, "privileged_critic", "eval_pimc") if getattr(args, k) is not None}
     try:
         trickenv.make_spec(game, **options)
-        run = Run(TrainConfig(game=game, options=options, **fields), args.out, resume=args.resume,
-                  progress=not args.no_progress)
+        if args.resume:
+            # The run folder holds the settings; only what the command line says is a change (resumed_config).
+            changes = {"game": game, **({"options": options} if options else {}), **given}
+            run = Run(changes, args.out, resume=True, progress=not args.no_progress)
+        else:
+            run = Run(TrainConfig(game=game, options=options, **{**DEFAULTS.get(game, {}), **given}), args.out,
+                      progress=not args.no_progress)
     except (ValueError, FileNotFoundError, FileExistsError) as e:
         raise SystemExit(f"trickenv train: {e}") from None
     try:
@@ -233,6 +240,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="run folder: config, logs, checkpoints, player.npz")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--privileged-critic", action="store_const", const=True, default=None, dest="privileged_critic",
+                   help="the value network also reads every hand (training only; the player never does)")
+    p.add_argument("--eval-pimc", action="store_const", const=True, default=None, dest="eval_pimc",
+                   help="each evaluation also plays pimc (eval.csv: pimc_diff, for the time-to-strength plot)")
     for flag, kind in TRAIN_FLAGS.items():
         p.add_argument(f"--{flag.replace('_', '-')}", type=kind, default=None, dest=flag,
                        help=f"override the per-game default of {flag}" + (" (e.g. 256,256)" if flag == "net" else ""))

@@ -246,6 +246,14 @@ class SeatEnv:
         }
         return self._obs.astype(self.dtype), self._mask.copy(), reward, self._terminated.copy(), info
 
+    def privileged(self) -> np.ndarray:
+        """The learner's privileged observation (every hand; :mod:`trickenv.privileged`) in every game,
+        row-aligned with the observation ``reset`` and ``step`` returned. For critics and labels in
+        training only: a player must never read it."""
+        if not self._ready:
+            raise RuntimeError("call reset() before privileged()")
+        return self.vec.privileged()
+
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game, bool ``[B, A]`` (sb3-contrib's MaskablePPO convention)."""
         if not self._ready:

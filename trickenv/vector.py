@@ -12,6 +12,7 @@ from trickenv.engine.kernels import seed_states
 from trickenv.engine.layout import PHASE, TO_ACT
 from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
+from trickenv.privileged import privileged_obs
 
 
 class _Bound(NamedTuple):
@@ -266,6 +267,20 @@ class VecEnv:
         out = np.zeros((self.num_envs, self.observation_size), np.int8)
         self.spec.observe_kernel(*self.state.arrays()[:-1], self.spec.cfg, self.spec.tab, s, out)
         return out
+
+    def privileged(self, seats: int | np.ndarray | None = None) -> np.ndarray:
+        """The privileged observation (every hand; :mod:`trickenv.privileged`) of ``seats`` in every game,
+        by default of the seat to act (row-aligned with the observation ``reset`` and ``step`` return).
+        For training signals only (a critic, labels): a player must never read it."""
+        if seats is None:
+            s = self.state.s[:, TO_ACT].astype(np.int64)
+        else:
+            s = np.asarray(seats, dtype=np.int64)
+            if s.ndim == 0:
+                s = np.full(self.num_envs, int(s), np.int64)
+            if s.shape != (self.num_envs,) or s.min() < 0 or s.max() >= self.num_players:
+                raise ValueError(f"seats must be a seat 0..{self.num_players - 1} or one per game")
+        return privileged_obs(self.spec, self.state, np.arange(self.num_envs), s)
 
     def counter(self, name: str) -> np.ndarray:
         """Per-game counter ``name`` of the game (e.g. Farbwechsel's ``trump_changes``): a copy."""

@@ -91,6 +91,10 @@ class GameSpec:
       called through :class:`trickenv.solver.Solver`; ``None`` if the game has none);
       ``search_agent_decisions``, the ``search_decisions`` of :class:`trickenv.agents.search.SearchAgent`
       where it differs from ``pimc``'s (``None``: the same).
+    - Privileged observations (:mod:`trickenv.privileged`, for training signals only): the
+      common part is every seat's hand and the undealt cards; ``privileged_extra(spec, state,
+      games, seats) -> int8 [len(games), privileged_extra_size]`` adds the game's own
+      hidden facts (King Calling: the second batches to come and the partner).
     - ``seat_metrics(spec, rec)``: the game's facts per seat of finished deals,
       ``name -> (value [G, n], weight [G, n] bool)`` (:mod:`trickenv.agents.evaluation`).
     - Table talk (:mod:`trickenv.play`), optional, each returning lines to print:
@@ -144,6 +148,8 @@ class GameSpec:
     solve_kernel: Callable | None = None
     search_agent_decisions: str | None = None
     seat_metrics: Callable[["GameSpec", dict[str, np.ndarray]], SeatMetrics] = no_seat_metrics
+    privileged_extra: Callable[["GameSpec", State, np.ndarray, np.ndarray], np.ndarray] | None = None
+    privileged_extra_size: int = 0
     play_news: Callable[["GameSpec", State, int, np.ndarray, Words], list[str]] | None = None
     turn_notes: Callable[["GameSpec", dict[str, np.ndarray]], list[str]] | None = None
     deal_facts: Callable[["GameSpec", dict[str, np.ndarray], Words], list[str]] | None = None

@@ -603,7 +603,8 @@ def make_spec(**options: Any) -> GameSpec:
         hide_private=hide_private, required_cards=required_cards, deal_worlds=deal_worlds,
         settle_worlds=settle_worlds, search_decisions=SEARCH_DECISIONS, search_tiebreak=SEARCH_TIEBREAK,
         side_points=side_points, seat_metrics=seat_metrics, play_news=play_news, turn_notes=turn_notes,
-        deal_facts=deal_facts, solve_kernel=solve_kernel,
+        deal_facts=deal_facts, solve_kernel=solve_kernel, privileged_extra=privileged_extra,
+        privileged_extra_size=PRIVILEGED_EXTRA_SIZE,
     )
 
 
@@ -620,6 +621,25 @@ SEARCH_DECISIONS = "cards"
 SEARCH_TIEBREAK = 1.0
 
 UNKNOWN = -2  # in an information state: a partnership field the seat cannot know (partner, holder, alone kind)
+
+
+# The privileged observation's game block (trickenv.privileged): the second batch each seat is still to get
+# (relative seats x deck bits; empty after the call) and the partner as a relative seat, or "none" (before
+# the call, or the caller alone): the facts a critic needs that the hands alone do not tell.
+PRIVILEGED_EXTRA_SIZE = N * DECK + N + 1
+
+
+def privileged_extra(spec: GameSpec, state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """King Calling's block of the privileged observation (``PRIVILEGED_EXTRA_SIZE``)."""
+    from trickenv.privileged import card_bits, relative_seats
+
+    out = np.zeros((len(games), PRIVILEGED_EXTRA_SIZE), np.int8)
+    order = relative_seats(seats, N)
+    out[:, :N * DECK] = card_bits(state.aux[games[:, None], 1 + order], DECK).reshape(len(games), N * DECK)
+    partner = state.s[games, PARTNER].astype(np.int64)
+    slot = np.where(partner >= 0, (partner - seats) % N, N)
+    out[np.arange(len(games)), N * DECK + slot] = 1
+    return out
 
 
 def hide_private(spec: GameSpec, info: State, seats: np.ndarray, undealt: np.ndarray) -> None:

@@ -1,0 +1,163 @@
+"""Expert iteration: the search agent labels the positions the student itself reaches; the student fits them.
+
+Expert Iteration (Anthony et al. 2017) with DAgger's rule for the data (Ross et
+al. 2011): a student cloned from an expert's own games makes mistakes the expert
+never makes, reaches positions the expert never reached, and has no labels there.
+So each iteration
+
+1. **plays**: the student (the current policy network) sits at tables with the
+   league (each seat of each deal is the student with probability ``share``, else a
+   member of ``opponents``; every table has at least one student seat) and plays its
+   own moves;
+2. **labels**: at every decision of a student seat the expert (``search`` or ``pimc``)
+   searches the same position, with the engine state of the real game, and gives its
+   value of every legal action (:meth:`trickenv.agents.pimc.PIMCAgent.search_batch`);
+   the student's move is played, not the expert's;
+3. **fits**: the student is fitted to every label so far, all iterations
+   aggregated (the searched values as soft targets, ``softmax(values / T)``, with
+   ``bc_temperature`` T; the value head to the deal score that followed).
+
+The expert may play its playouts with the student (``rollout="student"``: the
+student of the iteration, saved as a player file), so a better student makes a
+better expert. :func:`label_positions` is step 1-2 for one batch of games;
+:class:`~trickenv.training.train.Run` runs the loop (``trickenv train --expert``),
+keeping each finished chunk of labels on disk so a killed run resumes without
+searching them again.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from trickenv.agents import make_agent
+from trickenv.agents.base import act_rows
+from trickenv.games.base import GameSpec
+from trickenv.rewards import reward_scale
+from trickenv.vector import VecEnv
+
+EXPERTS = ("search", "pimc")
+# Who sits beside the student: a name listed twice is drawn twice as often.
+OPPONENTS = ("rules", "rules", "rules", "random")
+
+
+def label_positions(spec: GameSpec, student: Any, expert: Any, samples: int, seed: int = 0, batch: int = 128,
+                    share: float = 0.5, opponents: Sequence[Any] = OPPONENTS, privileged: bool = False,
+                    progress: bool = False) -> dict[str, np.ndarray]:
+    """At least ``samples`` decisions of student seats, each labelled by ``expert``; the student's moves are played.
+
+    Once ``samples`` are in, each game plays its deal to the end (a label needs the deal's score) and stops.
+
+    ``student``: an agent that reads the observation (``act_batch(obs, mask)``, a
+    :class:`~trickenv.agents.policy.PolicyAgent`); ``expert``: a search agent (one with
+    ``search_batch``); ``opponents``: agents or names for the other seats. Returns, per
+    decision: ``obs``, ``mask``, ``action`` (the expert's choice),
+    ``values`` (its searched values, NaN where it did not search), ``played`` (the
+    student's move), ``return`` (the seat's scaled deal score), and ``privileged`` (every
+    hand, :mod:`trickenv.privileged`) if asked.
+    """
+    if not 0.0 < share <= 1.0:
+        raise ValueError(f"share must be in (0, 1], the chance a seat is the student's, got {share!r}")
+    if not hasattr(expert, "search_batch"):
+        raise ValueError(f"the expert must be a search agent (one of {', '.join(EXPERTS)}), got {expert!r}")
+    if len(opponents) == 0 and share < 1:
+        raise ValueError("opponents must name at least one agent unless every seat is the student's (share=1)")
+    n = spec.num_players
+    vec = VecEnv(spec, batch, seed=seed)
+    pool = [make_agent(o, spec, seed=seed + 1 + k) if isinstance(o, str) else o for k, o in enumerate(opponents)]
+    rng = np.random.default_rng([seed, 31])
+
+    def draw(games: np.ndarray) -> None:
+        """Seat roles of new deals: -1 the student, k >= 0 the pool member k."""
+        roles[games] = np.where(rng.random((len(games), n)) < share, -1,
+                                rng.integers(0, max(len(pool), 1), (len(games), n)))
+        roles[games, rng.integers(0, n, len(games))] = -1  # every table has a student seat
+
+    roles = np.zeros((batch, n), np.int64)
+    draw(np.arange(batch))
+    scores = np.zeros((batch, 4, n), np.float32)  # [game, deal, seat], grown as deals end
+    deal = np.zeros(batch, np.int64)
+    active = np.ones(batch, np.bool_)  # once enough labels are in, a game stops when its deal ends: none is wasted
+    keep: dict[str, list[np.ndarray]] = {k: [] for k in ("obs", "mask", "action", "values", "played", "seat", "deal",
+                                                        "game", "privileged")}
+    obs, mask, player = vec.reset()
+    labelled = 0
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=samples, desc=f"expert labels ({getattr(expert, 'name', 'expert')})", unit="decision",
+                   dynamic_ncols=True)
+    while active.any():
+        role = np.where(active, roles[np.arange(batch), player], len(pool))  # len(pool): nobody acts
+        actions = np.zeros(batch, np.int64)
+        mine = np.flatnonzero(role < 0)
+        if len(mine):
+            expert_action, values = expert.search_batch(obs[mine], mask[mine], state=vec.state, games=mine)
+            played = np.array(student.act_batch(obs[mine], mask[mine]), np.int64)  # a copy: agents reuse buffers
+            actions[mine] = played
+            keep["obs"].append(obs[mine])
+            keep["mask"].append(mask[mine])
+            keep["action"].append(np.array(expert_action, np.int64))
+            keep["values"].append(np.array(values, np.float32))
+            keep["played"].append(played)
+            keep["seat"].append(player[mine].astype(np.int64))
+            keep["deal"].append(deal[mine].copy())
+            keep["game"].append(mine)
+            if privileged:
+                keep["privileged"].append(vec.privileged()[mine])
+            labelled += len(mine)
+            if bar is not None:
+                bar.update(len(mine))
+        for k, agent in enumerate(pool):
+            rows = np.flatnonzero(role == k)
+            if len(rows):
+                actions[rows] = act_rows(agent, obs[rows], mask[rows], vec.state, rows)
+        obs, mask, player, rewards, _ = vec.step(actions, where=active)
+        ended = np.flatnonzero(vec.deal_end)
+        if len(ended):
+            if deal[ended].max() >= scores.shape[1]:
+                scores = np.concatenate([scores, np.zeros_like(scores)], axis=1)
+            scores[ended, deal[ended]] = rewards[ended]
+            deal[ended] += 1
+            if labelled >= samples:
+                active[ended] = False
+            else:
+                draw(ended)
+    if bar is not None:
+        bar.close()
+    game = np.concatenate(keep["game"])
+    deals = np.concatenate(keep["deal"])
+    seat = np.concatenate(keep["seat"])
+    out = {k: np.concatenate(keep[k]) for k in ("obs", "mask", "action", "values", "played")}
+    out["return"] = scores[game, deals, seat] * np.float32(reward_scale(spec))
+    if privileged:
+        out["privileged"] = np.concatenate(keep["privileged"])
+    return out
+
+
+def make_expert(spec: GameSpec, name: str, seed: int, worlds: int, rollout: str | None = None) -> Any:
+    """The expert agent: ``name`` (``search`` or ``pimc``) with ``worlds`` worlds, its playouts by ``rollout``
+    (an agent name such as ``rules`` or ``model:PATH``; None: the agent's default)."""
+    if name not in EXPERTS:
+        raise ValueError(f"expert must be one of {', '.join(EXPERTS)}, got {name!r}")
+    options: dict[str, Any] = {"worlds": worlds}
+    if rollout is not None:
+        options["rollout"] = rollout
+    return make_agent(name, spec, seed=seed, **options)
+
+
+def label_chunk(game: str, options: dict[str, Any], student_path: str, expert: str, worlds: int, rollout: str,
+                samples: int, seed: int, share: float, opponents: Sequence[str], privileged: bool,
+                batch: int) -> dict[str, np.ndarray]:
+    """One chunk of labels from the student saved at ``student_path`` (a worker process's job, and the
+    trainer's own). ``rollout``: ``"student"`` plays the expert's playouts with the student."""
+    from trickenv.agents.policy import PolicyAgent
+    from trickenv.games import make_spec
+
+    spec = make_spec(game, **options)
+    student = PolicyAgent(spec, path=student_path)
+    agent = make_expert(spec, expert, seed, worlds, f"model:{student_path}" if rollout == "student" else rollout)
+    return label_positions(spec, student, agent, samples, seed=seed, share=share, opponents=opponents,
+                           privileged=privileged, batch=batch)
