@@ -25,6 +25,7 @@ import numpy as np
 from trickenv.engine.layout import TO_ACT
 from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
+from trickenv.privileged import card_bits, relative_seats
 
 
 def shipped_card_model_path(game: str) -> Path:
@@ -35,22 +36,16 @@ def shipped_card_model_path(game: str) -> Path:
 def place_classes(spec: GameSpec, hands: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """``[B, deck]`` int8: where each card is relative to ``seats[i]``: ``k`` = in the hand of the seat ``k``
     places to the left (``1 .. n-1``), 0 = anywhere else (the seat's own hand, played, set aside, undealt)."""
-    n, deck = spec.num_players, spec.deck
-    ids = np.arange(deck, dtype=np.uint64)
-    out = np.zeros((len(seats), deck), np.int8)
-    for k in range(1, n):
-        holder = (seats + k) % n
-        held = (hands[np.arange(len(seats)), holder][:, None] >> ids[None, :]) & np.uint64(1)
-        out[held.astype(bool)] = k
-    return out
+    n = spec.num_players
+    held = card_bits(hands[np.arange(len(seats))[:, None], relative_seats(seats, n)], spec.deck)  # [B, n, deck]
+    return (held[:, 1:] * np.arange(1, n, dtype=np.int8)[None, :, None]).sum(axis=1, dtype=np.int8)
 
 
 def unseen_cards(spec: GameSpec, state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """``[B, deck]`` bool: the cards ``seats[i]`` has not seen in game ``games[i]``: not in its hand, not played.
     (A turned-up card counts as unseen here; the model has learned from the observation that it is elsewhere.)"""
-    ids = np.arange(spec.deck, dtype=np.uint64)
-    mine = (state.hands[games, seats][:, None] >> ids[None, :]) & np.uint64(1)
-    return ~mine.astype(bool) & (state.played_by[games] < 0)
+    mine = card_bits(state.hands[games, seats], spec.deck)
+    return (mine == 0) & (state.played_by[games] < 0)
 
 
 class CardModel:

@@ -112,7 +112,7 @@ def test_a_tiny_expert_iteration_run_improves_on_its_warm_start(tmp_path):
 
 def test_expert_settings_are_checked(tmp_path):
     for bad, message in ((dict(expert="oracle"), "expert must be one of search, pimc"),
-                         (dict(expert_worlds=0), "expert_worlds must be a positive integer"),
+                         (dict(expert_worlds=0), "expert_worlds must be an integer >= 1"),
                          (dict(expert_rollout="pimc"), "expert_rollout must be"),
                          (dict(expert_share=1.5), "expert_share must be")):
         with pytest.raises(ValueError, match=message):

@@ -34,6 +34,7 @@ import numpy as np
 from trickenv.agents import make_agent
 from trickenv.agents.base import act_rows
 from trickenv.games.base import GameSpec
+from trickenv.privileged import privileged_obs
 from trickenv.rewards import reward_scale
 from trickenv.vector import VecEnv
 
@@ -106,7 +107,7 @@ def label_positions(spec: GameSpec, student: Any, expert: Any, samples: int, see
             keep["deal"].append(deal[mine].copy())
             keep["game"].append(mine)
             if privileged:
-                keep["privileged"].append(vec.privileged()[mine])
+                keep["privileged"].append(privileged_obs(spec, vec.state, mine, player[mine]))
             labelled += len(mine)
             if bar is not None:
                 bar.update(len(mine))

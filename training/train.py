@@ -169,8 +169,9 @@ def check_expert(c: TrainConfig) -> None:
     for name in ("expert_iterations", "expert_samples", "expert_chunk", "expert_worlds", "expert_epochs",
                  "expert_workers"):
         value = getattr(c, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "expert_iterations" else 1):
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        least = 0 if name == "expert_iterations" else 1
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
     if c.expert_rollout not in ("rules", "random", "student"):
         raise ValueError(f"expert_rollout must be 'rules', 'random' or 'student', got {c.expert_rollout!r}")
     if not 0.0 < c.expert_share <= 1.0:
@@ -342,6 +343,7 @@ class Run:
         # Games labelled side by side: 128 (the search is batched over them), fewer for small chunks, which
         # would otherwise overshoot (a chunk plays on until every game has finished a deal).
         batch = int(np.clip(c.expert_chunk // (self.spec.num_tricks * self.spec.num_players), 8, 128))
+        labels: dict[tuple[int, int], dict[str, np.ndarray]] = {}
         while self._expert["iteration"] < c.expert_iterations:
             i = int(self._expert["iteration"])
             t0 = time.perf_counter()
@@ -354,11 +356,12 @@ class Run:
                      c.expert_share, OPPONENTS, c.privileged_critic, batch) for k in todo]
             self._label(jobs, [folder / f"labels_{i}_{k}.npz" for k in todo])
             t1 = time.perf_counter()
-            parts = []
-            for j in range(i + 1):  # DAgger: every label so far
+            for j in range(i + 1):  # DAgger: every label so far (each file read once per run)
                 for k in range(chunks):
-                    with np.load(folder / f"labels_{j}_{k}.npz") as f:
-                        parts.append({key: f[key] for key in f.files})
+                    if (j, k) not in labels:
+                        with np.load(folder / f"labels_{j}_{k}.npz") as f:
+                            labels[j, k] = {key: f[key] for key in f.files}
+            parts = [labels[j, k] for j in range(i + 1) for k in range(chunks)]
             data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
             torch.set_num_threads(max(c.torch_threads, c.expert_workers))  # the fit runs alone
             try:

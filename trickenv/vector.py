@@ -257,13 +257,18 @@ class VecEnv:
         idx = np.arange(self.num_envs) if games is None else np.asarray(games, np.int64).reshape(-1)
         return self.spec.current_deals(self.state, idx)
 
-    def observe(self, seats: int | np.ndarray) -> np.ndarray:
-        """Observation of ``seats`` (one seat, or one per game) in every game: a new array."""
+    def _seat_array(self, seats: int | np.ndarray) -> np.ndarray:
+        """``seats`` (one seat, or one per game) as one seat per game, checked."""
         s = np.asarray(seats, dtype=np.int64)
         if s.ndim == 0:
             s = np.full(self.num_envs, int(s), np.int64)
         if s.shape != (self.num_envs,) or s.min() < 0 or s.max() >= self.num_players:
             raise ValueError(f"seats must be a seat 0..{self.num_players - 1} or one per game")
+        return s
+
+    def observe(self, seats: int | np.ndarray) -> np.ndarray:
+        """Observation of ``seats`` (one seat, or one per game) in every game: a new array."""
+        s = self._seat_array(seats)
         out = np.zeros((self.num_envs, self.observation_size), np.int8)
         self.spec.observe_kernel(*self.state.arrays()[:-1], self.spec.cfg, self.spec.tab, s, out)
         return out
@@ -272,14 +277,7 @@ class VecEnv:
         """The privileged observation (every hand; :mod:`trickenv.privileged`) of ``seats`` in every game,
         by default of the seat to act (row-aligned with the observation ``reset`` and ``step`` return).
         For training signals only (a critic, labels): a player must never read it."""
-        if seats is None:
-            s = self.state.s[:, TO_ACT].astype(np.int64)
-        else:
-            s = np.asarray(seats, dtype=np.int64)
-            if s.ndim == 0:
-                s = np.full(self.num_envs, int(s), np.int64)
-            if s.shape != (self.num_envs,) or s.min() < 0 or s.max() >= self.num_players:
-                raise ValueError(f"seats must be a seat 0..{self.num_players - 1} or one per game")
+        s = self.state.s[:, TO_ACT].astype(np.int64) if seats is None else self._seat_array(seats)
         return privileged_obs(self.spec, self.state, np.arange(self.num_envs), s)
 
     def counter(self, name: str) -> np.ndarray:
