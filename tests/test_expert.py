@@ -151,3 +151,24 @@ def test_the_time_to_strength_benchmark_evaluates_every_round_and_resumes(tmp_pa
     assert (out / "time_to_strength.png").exists()
     bench.main()  # everything is there: nothing is evaluated again
     assert len((out / "time_to_strength.csv").read_text().splitlines()) == 4
+
+
+def test_the_expert_can_play_its_playouts_with_the_student(tmp_path):
+    from trickenv.agents.policy import PolicyAgent, save_policy
+    from trickenv.training.expert import label_chunk, make_expert
+
+    spec = trickenv.make_spec("four_tricks")
+    run = Run(tiny(expert="", bc_temperature=0.0), tmp_path / "warm", progress=False)
+    run.warm_start()
+    from trickenv.training import policy_weights
+
+    path = tmp_path / "student.npz"
+    save_policy(path, policy_weights(run.model), run.meta)
+    expert = make_expert(spec, "pimc", 3, 2, f"model:{path}")
+    assert isinstance(expert.policy, PolicyAgent) and expert.policy.path == path
+    data = label_chunk("four_tricks", {}, str(path), "pimc", 2, "student", 200, 3, 0.5, ("rules",), False, 8)
+    rules_playouts = label_chunk("four_tricks", {}, str(path), "pimc", 2, "rules", 200, 3, 0.5, ("rules",), False, 8)
+    # The same positions at first (the student plays them), other searched values (other playouts).
+    n = 8 * 4
+    assert np.array_equal(data["obs"][:n], rules_playouts["obs"][:n])
+    assert not np.array_equal(data["values"][:n], rules_playouts["values"][:n], equal_nan=True)
