@@ -88,6 +88,7 @@ def evaluate(
     seatings: str | Sequence[Sequence[int]] = "rotations",
     ratings: bool = True,
     threads: int = 1,
+    records: bool = False,
 ) -> Results:
     """Play ``deals`` duplicate deals of ``game`` between ``agents`` and return the :class:`Results`.
 
@@ -98,7 +99,8 @@ def evaluate(
     per batched env (``chunk x seatings`` games). ``seatings``: ``"rotations"``, ``"all"``
     (:func:`make_seatings`) or an explicit list of seatings (agent index per seat).
     ``seed=None`` draws a seed and reports it, so the run can be repeated.
-    A KeyboardInterrupt ends the run early with the deals finished so far
+    ``records=True`` keeps every deal's record in every seating (``Results.save_records``, the replay of
+    ``trickenv serve``). A KeyboardInterrupt ends the run early with the deals finished so far
     (``interrupted=True``).
     """
     t_start = time.perf_counter()
@@ -119,7 +121,7 @@ def evaluate(
     # 2.-4. the deals, chunk by chunk, played into one score table
     clock = Clock(names)
     bar = Progress(deals, -(-deals // chunk), f"{game} eval", progress)
-    table, interrupted = play_deals(spec, players, plan, deals, seed, chunk, threads, clock, bar)
+    table, interrupted = play_deals(spec, players, plan, deals, seed, chunk, threads, clock, bar, records)
     t_play = time.perf_counter() - t_start
 
     # 5. statistics over the deals, then the ratings (slow: one openskill match per deal-seating)
@@ -201,7 +203,7 @@ def build_agents(entries: Sequence[Any], spec: GameSpec, seed: int) -> tuple[lis
 # ======================================================================= play
 
 def play_deals(spec: GameSpec, agents: list[Any], plan: list[tuple[int, ...]], deals: int, seed: int, chunk: int,
-               threads: int, clock: "Clock", bar: "Progress") -> tuple[Table, bool]:
+               threads: int, clock: "Clock", bar: "Progress", records: bool = False) -> tuple[Table, bool]:
     """``(table, interrupted)``: deals ``0..deals-1`` played in every seating of ``plan``, ``chunk`` deals at a
     time. A KeyboardInterrupt stops the run and keeps the deals whose seatings have all finished."""
     plan_arr = np.asarray(plan, np.int64)
@@ -223,7 +225,7 @@ def play_deals(spec: GameSpec, agents: list[Any], plan: list[tuple[int, ...]], d
             except KeyboardInterrupt:
                 interrupted = True
             if current is not None:
-                parts.append(current.table())
+                parts.append(current.table(records))
             if interrupted:
                 break
     finally:

@@ -95,6 +95,26 @@ class Results:
             json.dump(self.to_dict(), f, indent=2)
             f.write("\n")
 
+    def save_records(self, path: str) -> None:
+        """Write every deal's record in every seating as a records file (docs/records.md, trickenv.replay):
+        the replay of ``trickenv serve`` opens it. Needs a run with ``evaluate(records=True)``."""
+        from trickenv.replay import records_document
+
+        rec = None if self.table_data is None else self.table_data.records
+        if rec is None:
+            raise ValueError("this run kept no records: evaluate(..., records=True) (trickenv eval --records FILE)")
+        s = len(self.seatings)
+        seats, labels = [], []
+        for row in range(len(rec["dealer"])):
+            deal, seating = int(self.table_data.deal_ids[row // s]), row % s
+            seats.append([self.names[a] for a in self.seatings[seating]])
+            labels.append(f"deal {deal} (seed {self.seed}), seating {seating + 1}: " + ", ".join(seats[-1]))
+        doc = records_document(self.game, self.options, rec, seats, labels)
+        doc.update(agents=list(self.names), seed=self.seed)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+            f.write("\n")
+
     def csv_rows(self) -> list[dict[str, Any]]:
         """The numbers in long form: ``section, agent, other, metric, value, ci95_lo, ci95_hi, n``."""
         d = self.to_dict()

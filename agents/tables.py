@@ -31,12 +31,15 @@ class Table:
     where weight says which seats the metric counts for (e.g. only the caller); ``dealers [D]``;
     ``deal_ids [D]``: the deals' indices in the run (an interrupted chunk may keep some of its deals).
     ``metrics``, ``dealers`` and ``deal_ids`` may be left out (``Table(scores)``): no rates, dealer 0.
+    ``records``: the deal records (docs/records.md), one row per deal and seating (``D x S`` rows, deal-major),
+    when the run keeps them (``evaluate(records=True)``), else None.
     """
 
     scores: np.ndarray
     metrics: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     dealers: np.ndarray | None = None
     deal_ids: np.ndarray | None = None
+    records: dict[str, np.ndarray] | None = None
 
     def __post_init__(self) -> None:
         self.scores = np.asarray(self.scores, np.float64)
@@ -53,8 +56,11 @@ class Table:
             return Table(np.zeros((0, num_seatings, num_players)), {}, np.zeros(0, np.int64))
         metrics = {name: (np.concatenate([p.metrics[name][0] for p in parts]),
                           np.concatenate([p.metrics[name][1] for p in parts])) for name in parts[0].metrics}
+        records = None
+        if all(p.records is not None for p in parts):
+            records = {key: np.concatenate([p.records[key] for p in parts]) for key in parts[0].records}
         return Table(np.concatenate([p.scores for p in parts]), metrics, np.concatenate([p.dealers for p in parts]),
-                     np.concatenate([p.deal_ids for p in parts]))
+                     np.concatenate([p.deal_ids for p in parts]), records)
 
 
 class Chunk:
@@ -91,8 +97,8 @@ class Chunk:
         """Bool per deal: all its seatings have finished."""
         return self.finished.reshape(self.num_deals, self.num_seatings).all(axis=1)
 
-    def table(self) -> Table:
-        """The table of the finished deals (all of them once the chunk is over)."""
+    def table(self, records: bool = False) -> Table:
+        """The table of the finished deals (all of them once the chunk is over), with their records if asked."""
         done = self.deals_done()
         games = (np.flatnonzero(done)[:, None] * self.num_seatings + np.arange(self.num_seatings)).ravel()
         d, s, n = int(done.sum()), self.num_seatings, self.spec.num_players
@@ -103,7 +109,7 @@ class Chunk:
                    for name, (v, w) in seat_metrics(self.spec, rec).items()}
         scores = rec["scores"].reshape(d, s, n).astype(np.float64)
         return Table(scores, metrics, rec["dealer"].reshape(d, s)[:, 0].astype(np.int64),
-                     self.first_deal + np.flatnonzero(done))
+                     self.first_deal + np.flatnonzero(done), rec if records else None)
 
 
 def seat_metrics(spec: GameSpec, rec: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:

@@ -20,6 +20,8 @@ def test_wheel_installs_agents_and_training_under_trickenv(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "trickenv/agents/__init__.py" in names and "trickenv/training/__init__.py" in names
     assert not any(n.startswith(("agents/", "training/")) for n in names), "top-level names would clash"
+    for page in ("index.html", "app.js", "style.css"):  # trickenv serve's page travels with the package
+        assert f"trickenv/web/static/{page}" in names, page
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)

@@ -258,3 +258,69 @@ def test_cli_play_and_its_errors(capsys, monkeypatch):
     with pytest.raises(SystemExit):
         main(["play", "farbwechsel", "--help"])
     assert "Type a move's number" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ the table one step at a time (trickenv.web)
+
+@pytest.mark.parametrize("game, options", [("farbwechsel", {}), ("koenigrufen", {}), ("four_tricks", {"bidding": True}),
+                                           ("koenigrufen", {"rounds": 2})])
+def test_stepping_the_table_says_exactly_what_run_says(game, options):
+    """start/apply/bot_action is the loop of run(): the same words, the same deals and scores."""
+    n = trickenv.make_spec(game, **options).num_players
+    out = io.StringIO()
+    watched = Table(game, ["rules"] * n, deals=1 if options else 2, seed=7, options=options, output=out).run()
+    stepped_out = io.StringIO()
+    table = Table(game, ["rules"] * n, deals=1 if options else 2, seed=7, options=options, output=stepped_out)
+    table.start()
+    while not table.finished:
+        table._show_hands()
+        table.apply(table.bot_action())
+    table._summary()
+    assert stepped_out.getvalue() == out.getvalue()
+    assert table.to_act is None and len(table.scores) == len(watched["scores"])
+
+
+def test_an_illegal_move_is_refused_with_its_reason_and_changes_nothing():
+    table = Table("farbwechsel", [None, "rules", "rules"], seed=11, output=io.StringIO())
+    table.start()
+    while True:  # until the person must follow suit and holds a card that does not
+        while table.to_act != 0:
+            table.apply(table.bot_action())
+        mask = table.observation()["action_mask"]
+        hand = int(table.env.game.hands[0, 0])
+        illegal = [c for c in range(table.spec.deck) if (hand >> c) & 1 and not mask[c]]
+        if table.env.game.s[0, TRICK_LEN] and illegal:
+            break
+        table.apply(int(mask.nonzero()[0][0]))
+    before = table.env.game.s.copy(), table.env.game.hands.copy(), table.output.getvalue()
+    with pytest.raises(ValueError, match="you must follow suit"):
+        table.apply(illegal[0])
+    with pytest.raises(ValueError, match="not an action of farbwechsel"):
+        table.apply(999)
+    not_held = next(c for c in range(table.spec.deck) if not (hand >> c) & 1)
+    with pytest.raises(ValueError, match="you do not hold"):
+        table.apply(not_held)
+    assert (table.env.game.s == before[0]).all() and (table.env.game.hands == before[1]).all()
+    assert table.output.getvalue() == before[2]
+    with pytest.raises(ValueError, match="P0 is a person"):
+        table.bot_action()
+
+
+def test_the_persons_view_does_not_depend_on_the_other_hands():
+    """Two deals that differ only in the opponents' cards give the person the same view (no hands but theirs)."""
+    game = "farbwechsel"
+    env = trickenv.make(game).unwrapped
+    env.reset(seed=5, options={"dealer": 0})
+    deal = [list(map(int, hand)) for hand in env.current_deal()["deal"]]
+    swapped = [list(h) for h in deal]
+    swapped[1][0], swapped[2][0] = deal[2][0], deal[1][0]
+    views = []
+    for d in (deal, swapped):
+        table = Table(game, [None, "rules", "rules"], output=io.StringIO(), first_deal={"deal": d, "dealer": 0})
+        table.start()  # the person deals: the first decision (trump) is theirs
+        assert table.to_act == 0
+        views.append(table.view())
+    assert views[0] == views[1]
+    assert "hands" not in views[0] and [c["card"] for c in views[0]["hand"]] == sorted(deal[0], key=lambda c: (
+        c // cards.num_ranks(32), -(c % cards.num_ranks(32))))
+    assert [m["text"] for m in views[0]["moves"]][0].startswith("trump")

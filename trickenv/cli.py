@@ -1,4 +1,5 @@
-"""Command line: ``trickenv play GAME`` plays against the agents, ``trickenv info GAME`` shows its options and spaces,
+"""Command line: ``trickenv play GAME`` plays against the agents (``trickenv serve``: in the browser),
+``trickenv info GAME`` shows its options and spaces,
 ``trickenv eval GAME --agents a,b`` compares agents on duplicate deals, ``trickenv tournament`` runs
 them all in every game, ``trickenv train GAME`` trains a player."""
 
@@ -18,11 +19,16 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
         if "=" not in pair:
             raise SystemExit(f"option {pair!r} must look like name=value")
         key, value = pair.split("=", 1)
-        try:
-            out[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            out[key] = value
+        out[key] = parse_value(value)
     return out
+
+
+def parse_value(text: str) -> Any:
+    """An option's value as typed: a Python literal (``52``, ``True``, ``("Q", "J")``) or else the text itself."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return text
 
 
 def play(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
@@ -40,6 +46,17 @@ def play(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
                        deals=args.deals, seed=args.seed, options=options)
     except ValueError as e:
         raise SystemExit(f"trickenv play: {e}") from None
+
+
+def serve(args: argparse.Namespace) -> None:
+    """``trickenv serve``: the web page for play and replay (trickenv.web)."""
+    try:
+        from trickenv.web import serve as run
+    except ImportError as e:
+        raise SystemExit(f"trickenv serve needs the web extra (pip install 'trickenv[web]'): {e}") from None
+    if not 0 < args.port < 65536:
+        raise SystemExit(f"trickenv serve: --port must be 1..65535, got {args.port}")
+    run(host=args.host, port=args.port)
 
 
 def info(game: str, options: dict[str, Any]) -> None:
@@ -94,9 +111,11 @@ def evaluate(game: str, args: argparse.Namespace, options: dict[str, Any]) -> No
     try:
         results = run(game, agents, deals=args.deals, seed=args.seed, options=options, chunk=args.chunk,
                       progress=not args.no_progress, seatings=args.seatings, ratings=not args.no_ratings,
-                      threads=args.threads)
+                      threads=args.threads, records=args.records is not None)
     except ImportError as e:
         raise SystemExit(f"trickenv eval: {e}") from None
+    if args.records:
+        results.save_records(args.records)
     if args.json:
         results.save_json(args.json)
     if args.csv:
@@ -210,6 +229,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                    help="watch instead: one agent for every seat, or one per seat; no input")
     p.add_argument("--deals", type=int, default=1, help="deals to play, dealer moving clockwise, scores totalled")
     p.add_argument("--seed", type=int, default=None, help="seed of the deals and the agents")
+    p = sub.add_parser("serve", help="play and replay in the browser (the web extra; docs/web.md)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8765, help="port (default 8765)")
     p = sub.add_parser("info")
     p.add_argument("game", choices=sorted(trickenv.GAMES))
     p.add_argument("options", nargs="*", help="game options as name=value, e.g. deck=52")
@@ -221,6 +243,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
     p.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON")
     p.add_argument("--csv", default=None, metavar="PATH", help="write the results as CSV (long form)")
+    p.add_argument("--records", default=None, metavar="PATH",
+                   help="write every deal's record in every seating as JSON (replay: trickenv serve)")
     p.add_argument("--chunk", type=int, default=256, help="deals per batched env (chunk x seatings games)")
     p.add_argument("--seatings", choices=("rotations", "all"), default="rotations")
     p.add_argument("--threads", type=int, default=1, help="threads for the env step (each steps a slice of the batch)")
@@ -259,6 +283,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.options:
             raise SystemExit("trickenv tournament plays the default variants: it takes no game options")
         tournament(args)
+    elif args.cmd == "serve":
+        if args.options:
+            raise SystemExit("trickenv serve takes no game options: choose them on the page")
+        serve(args)
     elif args.cmd == "play":
         play(args.game, args, options)
     elif args.cmd == "eval":

@@ -138,12 +138,20 @@ class Table:
     ``deals`` deals are played one after the other, the dealer moving one seat
     clockwise, and their scores totalled. ``input`` is a callable like ``input``,
     a text stream or a list of lines (``None``: the keyboard); ``output`` a text
-    stream (``None``: stdout).
+    stream (``None``: stdout). ``players`` replaces the agents the names would make
+    (one agent or None per seat), ``first_deal`` fixes the first deal
+    (``{"deal": ..., "dealer": ...}`` as ``reset`` takes it).
+
+    :meth:`run` plays at the terminal. A caller that owns the loop (the web page,
+    :mod:`trickenv.web`; a replay, :mod:`trickenv.replay`) uses :meth:`start`, then
+    :meth:`apply` for the person's move or :meth:`bot_action` for an agent's until
+    :attr:`finished`, and draws :meth:`view`: the same narration, rules and checks.
     """
 
     def __init__(self, game: str, seats: Sequence[str | None], deals: int = 1, seed: int | None = None,
                  options: dict[str, Any] | None = None, input: InputSource = None,
-                 output: TextIO | None = None) -> None:
+                 output: TextIO | None = None, players: Sequence[Any] | None = None,
+                 first_deal: dict[str, Any] | None = None) -> None:
         options = dict(options or {})
         self.spec = trickenv.make_spec(game, **options)  # ValueError on wrong options
         n = self.spec.num_players
@@ -160,7 +168,9 @@ class Table:
             raise ValueError("at most one seat can be played at the keyboard")
         self.human = people[0] if people else None
         self.names = list(seats)
-        self.players = make_players(self.spec, seats, seed)
+        # ``players`` (one agent or None per seat) replaces the agents the names would make: a replay
+        # (trickenv.replay) steps recorded actions itself and needs none.
+        self.players = make_players(self.spec, seats, seed) if players is None else list(players)
         self.env = trickenv.make(game, illegal_action="raise", **options).unwrapped
         self.deals, self.seed = int(deals), seed
         self.output = sys.stdout if output is None else output
@@ -168,6 +178,10 @@ class Table:
         self.scores: list[np.ndarray] = []  # per finished deal
         self.quit = False
         self.deal_no = 0
+        self.finished = False  # every deal played (or quit)
+        self._first_deal = first_deal  # reset options of the first deal ({"deal": ..., "dealer": ...}), or None
+        self._episode = -1  # episodes (deals, or matches with rounds/win_at) started
+        self.last_trick: dict[str, Any] | None = None  # the last finished trick, for a table drawn on a page
         self._shown_trick: tuple[int, int] | None = None
         self._has_points = bool(self.spec.tab[TAB_POINTS, :self.spec.deck].any())
         # deals to be played, if known (a match with win_at ends when someone reaches it)
@@ -220,6 +234,150 @@ class Table:
     # -------------------------------------------------------------------- play
     def run(self) -> dict[str, Any]:
         """Play the deals (until ``quit``); print and return the summary."""
+        self._say_seats()
+        try:
+            self._next_episode()
+            while not self.finished:
+                p, obs = self.to_act, self.observation()
+                if self.human is None:
+                    self._show_hands()
+                self.apply(self.ask(p, obs) if self.players[p] is None else self.bot_action())
+        except (Quit, KeyboardInterrupt):
+            self.quit = True
+            self.say("You quit." if self.human is not None else "Stopped.")
+        return self._summary()
+
+    # The same table one step at a time, for a caller that owns the loop (the web page, trickenv.web):
+    # start(), then apply(action) for the person or bot_action() for an agent until finished.
+    def start(self) -> None:
+        """Say who sits where and deal the first deal (what :meth:`run` does before the first move)."""
+        self._say_seats()
+        self._next_episode()
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat to act, ``None`` once every deal is played."""
+        return None if self.finished else self.env.agent_name_mapping[self.env.agent_selection]
+
+    def observation(self) -> dict[str, np.ndarray]:
+        """The observation of the seat to act (``observation``, ``action_mask``)."""
+        return self.env.observe(self.env.agent_selection)
+
+    def bot_action(self) -> int:
+        """The action the agent in the seat to act chooses."""
+        from trickenv.agents.base import act_one  # here, not at import: the agents import trickenv
+
+        p = self.to_act
+        if p is None or self.players[p] is None:
+            raise ValueError("no agent is to act: " + ("the deals are over" if p is None else f"P{p} is a person"))
+        return int(act_one(self.players[p], self.observation(), self.env.game))
+
+    def apply(self, action: int) -> dict[str, Any]:
+        """Play ``action`` for the seat to act and say what happened; returns the step's info.
+
+        An action that is not legal raises ValueError with the reason (:meth:`reason`) and changes nothing.
+        """
+        env = self.env
+        if self.finished:
+            raise ValueError("the deals are over: start a new table")
+        agent = env.agent_selection
+        p = env.agent_name_mapping[agent]
+        mask = env.observe(agent)["action_mask"]
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not (
+                0 <= action < self.spec.num_actions and mask[action]):
+            raise ValueError(self.reason(action))
+        action = int(action)
+        before = env.game.s[0].copy()
+        env.step(action)
+        info = env.infos[agent]
+        self._narrate(p, action, before, info)
+        if info["deal_end"]:
+            self._deal_over(info)
+            over = env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
+            if not over:
+                self._deal_start()
+            elif self._episode + 1 < self.deals:
+                self._next_episode()
+            else:
+                self.finished = True
+        return info
+
+    def reason(self, action: Any) -> str:
+        """Why ``action`` is not a legal move for the seat to act now (the person's words: 'you must follow suit')."""
+        spec = self.spec
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < spec.num_actions:
+            return f"{action!r} is not an action of {spec.name}: actions are 0..{spec.num_actions - 1}"
+        p, obs = self.to_act, self.observation()
+        moves = self.moves(obs["action_mask"])
+        if action in moves:
+            return f"{self.action_text(int(action))} is legal"
+        if action < spec.deck:
+            return self._card_reason(int(action), moves, p)
+        return self._action_reason(int(action), p, obs) + f"; legal: {self._legal_text(moves)}"
+
+    def view(self, reveal: bool = False) -> dict[str, Any]:
+        """The table now as plain data (JSON-ready), for a page that draws it (trickenv.web).
+
+        Without ``reveal`` it holds only what the person's seat may know, as the terminal shows it: their
+        hand, the cards played, trump, tricks, points and scores, and the game's public facts (the first
+        line of its ``render_text``: the call, the partner once revealed, declarations, bids); at their turn
+        also the legal moves and their private notes. ``reveal`` adds every hand (a replay, a spectator).
+        """
+        spec, game = self.spec, self.env.game
+        s, n, deck = game.s[0], spec.num_players, spec.deck
+        p = self.to_act
+        trump = int(s[TRUMP])
+        totals = np.sum(self.scores, axis=0) if self.scores else np.zeros(n, np.int64)
+        your_turn = p is not None and p == self.human
+        leader = int(s[LEADER])
+        out: dict[str, Any] = {
+            "game": spec.name,
+            "deal": self.deal_no,
+            "deals": self._planned,
+            "dealer": int(s[DEALER]),
+            "phase": spec.phase_name(int(s[PHASE])),
+            "trump": None if trump < 0 else {"suit": trump, "symbol": cards.SUIT_SYMBOLS[trump],
+                                              "name": cards.SUIT_NAMES[trump]},
+            "trick_no": int(s[TRICK_NO]),
+            "trick": [self._card_view(c, (leader + j) % n) for j, c in enumerate(s[TRICK:TRICK + int(s[TRICK_LEN])])],
+            "last_trick": None if self.last_trick is None else {
+                **self.last_trick, "cards": [self._card_view(c, q) for q, c in self.last_trick["cards"]]},
+            "seats": [{"seat": q, "name": "you" if self.names[q] is None else self.names[q],
+                       "tricks": int(s[TRICKS + q]), "points": int(s[POINTS + q]), "total": int(totals[q])}
+                      for q in range(n)],
+            "has_points": self._has_points,
+            "to_act": p,
+            "you": self.human,
+            "your_turn": your_turn,
+            "facts": spec.render_text(spec, game, 0).splitlines()[0].split("  |  ")[1:],
+            "scores": [[int(x) for x in row] for row in self.scores],
+            "finished": self.finished,
+            "quit": self.quit,
+        }
+        mask = self.observation()["action_mask"] if p is not None else np.zeros(spec.num_actions, bool)
+        if self.human is not None:
+            legal = mask if your_turn else np.zeros_like(mask)
+            out["hand"] = [{**self._card_view(c), "legal": bool(legal[c])} for c in self._hand(self.human)]
+            out["moves"] = [{"action": a, "text": self.action_text(a)} for a in self.moves(legal) if a >= deck]
+            out["notes"] = (list(spec.turn_notes(spec, decode(spec, self.observation()["observation"])))
+                            if your_turn and spec.turn_notes is not None else [])
+        if reveal:
+            out["hands"] = [[self._card_view(c) for c in self._hand(q)] for q in range(n)]
+        return out
+
+    def _hand(self, p: int) -> list[int]:
+        """Seat p's cards in display order (by suit, high first)."""
+        bits = int(self.env.game.hands[0, p])
+        return self.moves(np.array([(bits >> c) & 1 for c in range(self.spec.deck)], bool))
+
+    def _card_view(self, c: Any, seat: int | None = None) -> dict[str, Any]:
+        c = int(c)
+        out: dict[str, Any] = {"card": c, "text": self.card(c), "suit": cards.suit_of(c, self.spec.deck)}
+        if seat is not None:
+            out["seat"] = int(seat)
+        return out
+
+    def _say_seats(self) -> None:
         spec = self.spec
         if self.human is None:
             self.say(f"{spec.name}: {self._seat_line()}")
@@ -227,43 +385,15 @@ class Table:
             others = ", ".join(f"P{p} {name}" for p, name in enumerate(self.names) if name is not None)
             self.say(f"{spec.name}: you are P{self.human}; opponents {others}.")
             self.say(HINT)
-        try:
-            for episode in range(self.deals):
-                opts = None
-                if episode:
-                    opts = {"dealer": (int(self.env.game.s[0, DEALER]) + 1) % spec.num_players}
-                self.env.reset(seed=self.seed if episode == 0 else None, options=opts)
-                self._play_episode()
-        except (Quit, KeyboardInterrupt):
-            self.quit = True
-            self.say("You quit." if self.human is not None else "Stopped.")
-        return self._summary()
 
-    def _play_episode(self) -> None:
-        from trickenv.agents.base import act_one  # here, not at import: the agents import trickenv
-
-        env = self.env
+    def _next_episode(self) -> None:
+        """Reset the env for the next episode (the dealer one seat on from the last) and start its deal."""
+        self._episode += 1
+        opts = self._first_deal if self._episode == 0 else None
+        if self._episode:
+            opts = {"dealer": (int(self.env.game.s[0, DEALER]) + 1) % self.spec.num_players}
+        self.env.reset(seed=self.seed if self._episode == 0 else None, options=opts)
         self._deal_start()
-        while True:
-            agent = env.agent_selection
-            if env.terminations[agent] or env.truncations[agent]:
-                return
-            p = env.agent_name_mapping[agent]
-            obs = env.observe(agent)
-            if self.human is None:
-                self._show_hands()
-            if self.players[p] is None:
-                action = self.ask(p, obs)
-            else:
-                action = act_one(self.players[p], obs, env.game)
-            before = env.game.s[0].copy()
-            env.step(action)
-            info = env.infos[agent]
-            self._narrate(p, action, before, info)
-            if info["deal_end"]:
-                self._deal_over(info)
-                if not env.terminations[env.agent_selection]:
-                    self._deal_start()
 
     def _deal_start(self) -> None:
         spec, s = self.spec, self.env.game.s[0]
@@ -304,6 +434,8 @@ class Table:
                 gained = int(points[w] - before[POINTS + w])
                 cards_ = "  ".join(f"{self.label((leader + j) % n)} {self.card(c)}" for j, c in enumerate(played))
                 pts = f" ({gained} points)" if self._has_points else ""
+                self.last_trick = {"trick": int(before[TRICK_NO]), "winner": w, "points": gained,
+                                   "cards": [((leader + j) % n, c) for j, c in enumerate(played)]}
                 self.say(f"   -> {self.label(w, True)} {self.verb(w, 'wins')} trick {int(before[TRICK_NO]) + 1}: "
                          f"{cards_}{pts}")
         else:

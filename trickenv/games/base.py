@@ -102,6 +102,10 @@ class GameSpec:
       (``before``: the scalar row before it); ``turn_notes(spec, view)`` at the person's
       turn (``view``: their decoded observation); ``deal_facts(spec, info, words)`` after
       a deal (``info``: its record). ``words`` is the table (:class:`Words`).
+    - Replay of a record (:mod:`trickenv.replay`): ``record_action(spec, rec, state, g)`` is the
+      action of game g's seat to act that record ``rec`` implies when it is not simply the card
+      that seat played in the current trick (trump, a bid, the call, a declaration), else None;
+      ``record_options(spec, rec)`` the options that play that deal alone (a deal of a match).
     """
 
     name: str
@@ -153,6 +157,8 @@ class GameSpec:
     play_news: Callable[["GameSpec", State, int, np.ndarray, Words], list[str]] | None = None
     turn_notes: Callable[["GameSpec", dict[str, np.ndarray]], list[str]] | None = None
     deal_facts: Callable[["GameSpec", dict[str, np.ndarray], Words], list[str]] | None = None
+    record_action: Callable[["GameSpec", dict[str, np.ndarray], State, int], int | None] | None = None
+    record_options: Callable[["GameSpec", dict[str, np.ndarray]], dict[str, Any]] | None = None
     obs_offsets: dict[str, tuple[int, int]] = field(init=False)
 
     def __post_init__(self) -> None:

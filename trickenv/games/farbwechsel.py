@@ -498,6 +498,7 @@ def make_spec(**options: Any) -> GameSpec:
         },
         option_table=OPTIONS, reward_scale=REWARD_SCALE, worst_score=-2.0 * (MAX_POINTS / sides),
         card_sets={"switch": tab[TAB_SWITCH] != 0}, seat_metrics=seat_metrics, deal_facts=deal_facts,
+        record_action=record_action,
         solve_kernel=solve_kernel,
     )
 
@@ -646,3 +647,10 @@ def render(spec: GameSpec, state: State, g: int) -> str:
         extra.append(f"declared {cards.SUIT_SYMBOLS[int(s[FIRST_TRUMP])]}")
     extra.append(f"changes {int(s[CHANGES])}")
     return render_table(spec, state, g, extra)
+
+
+def record_action(spec: GameSpec, rec: dict[str, np.ndarray], state: State, g: int) -> int | None:
+    """The dealer's declaration is the record's ``first_trump``; every other decision is a card (trickenv.replay)."""
+    if state.s[g, PHASE] == PH_TRUMP:
+        return DECK + int(rec["first_trump"]) if "first_trump" in rec else DECK + int(rec["trick_trump"][0])
+    return None

@@ -482,6 +482,7 @@ def make_spec(**options: Any) -> GameSpec:
         # The search agent's searched bids measured worse than the rule-based agent's (-0.39 [-0.76, -0.01]
         # a deal over 450 deals, docs/agents.md): with bids, it searches the cards only.
         search_agent_decisions="cards" if bidding else None,
+        record_action=record_action, record_options=record_options,
     )
 
 
@@ -569,3 +570,19 @@ def render(spec: GameSpec, state: State, g: int) -> str:
     elif s[TARGET] >= 0:
         extra.append(f"target {s[TARGET]}")
     return render_table(spec, state, g, extra)
+
+
+def record_action(spec: GameSpec, rec: dict[str, np.ndarray], state: State, g: int) -> int | None:
+    """The dealer's trump is the first trick's trump, a bid the record's ``bids`` (trickenv.replay)."""
+    s = state.s[g]
+    if s[PHASE] == PH_TRUMP:
+        return spec.deck + int(rec["trick_trump"][0])
+    if s[PHASE] == PH_BID:
+        return spec.deck + 4 + int(rec["bids"][int(s[TO_ACT])])
+    return None
+
+
+def record_options(spec: GameSpec, rec: dict[str, np.ndarray]) -> dict[str, Any]:
+    """A deal of a ``target_schedule`` match alone: its own target."""
+    target = int(rec["target"]) if "target" in rec else -1
+    return {"target": target} if target >= 0 and not spec.options["bidding"] else {}

@@ -604,7 +604,7 @@ def make_spec(**options: Any) -> GameSpec:
         settle_worlds=settle_worlds, search_decisions=SEARCH_DECISIONS, search_tiebreak=SEARCH_TIEBREAK,
         side_points=side_points, seat_metrics=seat_metrics, play_news=play_news, turn_notes=turn_notes,
         deal_facts=deal_facts, solve_kernel=solve_kernel, privileged_extra=privileged_extra,
-        privileged_extra_size=PRIVILEGED_EXTRA_SIZE,
+        privileged_extra_size=PRIVILEGED_EXTRA_SIZE, record_action=record_action,
     )
 
 
@@ -887,3 +887,21 @@ def render(spec: GameSpec, state: State, g: int) -> str:
     if decl:
         extra.append(", ".join(decl))
     return render_table(spec, state, g, extra)
+
+
+def record_action(spec: GameSpec, rec: dict[str, np.ndarray], state: State, g: int) -> int | None:
+    """The call is the record's ``called_card``; in the first trick a seat makes its declarations (marriages,
+    then the hundred or all tricks) before its card, as the record's ``marriages`` and ``big_*`` say."""
+    s = state.s[g]
+    if s[PHASE] == PH_CALL:
+        return A_CALL + int(rec["called_card"])
+    if s[PHASE] != PH_PLAY or s[TRICK_NO] != 0:
+        return None
+    p = int(s[TO_ACT])
+    if "marriages" in rec:
+        for su in range(4):
+            if rec["marriages"][p, su] and not (int(s[MARR + p]) >> su) & 1:
+                return A_MARRIAGE + su
+    if int(rec.get("big_declared_by", -1)) == p and s[BIG_BY] < 0:
+        return A_HUNDRED if int(rec["big_declaration"]) == BIG_HUNDRED else A_ALL_TRICKS
+    return None

@@ -1,0 +1,210 @@
+"""The JSON API of ``trickenv serve`` (trickenv/web), through Starlette's TestClient: play, replay, bad requests."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from starlette.testclient import TestClient
+
+import trickenv
+from trickenv.play import seat_names
+from trickenv.web import create_app
+
+from .test_replay import played_records
+from trickenv.replay import records_document
+
+
+@pytest.fixture()
+def client():
+    with TestClient(create_app()) as c:
+        c.get("/")  # the session cookie
+        yield c
+
+
+def play_out(client, state, limit=200):
+    """Play the person's first legal move until the deals are over; the states seen."""
+    seen = [state]
+    for _ in range(limit):
+        if state["finished"]:
+            return seen
+        assert state["your_turn"]
+        legal = [c["card"] for c in state["hand"] if c["legal"]] + [m["action"] for m in state["moves"]]
+        r = client.post("/api/play/move", json={"action": legal[0]})
+        assert r.status_code == 200, r.text
+        state = r.json()
+        seen.append(state)
+    raise AssertionError("the deal did not end")
+
+
+@pytest.mark.parametrize("game, options", [("farbwechsel", {}), ("koenigrufen", {}), ("four_tricks", {"bidding": "True"})])
+def test_a_whole_deal_through_the_api(client, game, options):
+    r = client.post("/api/play", json={"game": game, "options": options, "seat": 1, "opponents": ["rules", "random"],
+                                       "seed": 3})
+    assert r.status_code == 200, r.text
+    seen = play_out(client, r.json())
+    final = seen[-1]
+    assert final["finished"] and len(final["scores"]) == 1
+    assert "deal 1 over" in " ".join(final["log"])
+    n = trickenv.make_spec(game).num_players
+    expected = seat_names(n, 1, ["rules", "random"])  # clockwise from the person's left, as trickenv play seats them
+    assert [s["name"] for s in final["seats"]] == ["you" if x is None else x for x in expected]
+    for state in seen:  # the person's view: their hand only, no one else's
+        assert "hands" not in state and state["you"] == 1
+
+
+def test_the_api_tells_the_games_and_checks_options(client):
+    info = client.get("/api/games").json()
+    assert set(info["games"]) == set(trickenv.GAMES) and "search" in info["agents"]
+    fw = {o["name"]: o for o in info["games"]["farbwechsel"]["options"]}
+    assert fw["num_players"]["allowed"] == "3 | 4" and fw["num_players"]["value"] == "3"
+    assert client.post("/api/spec", json={"game": "farbwechsel", "options": {"num_players": "4"}}).json()["players"] == 4
+
+
+BAD_TABLES = [
+    ({"game": "chess"}, "unknown game 'chess'"),
+    ({"game": "farbwechsel", "options": {"colour": 1}}, "colour"),
+    ({"game": "farbwechsel", "options": {"num_players": "7"}}, "num_players must be one of"),
+    ({"game": "farbwechsel", "options": [1]}, "options must be an object"),
+    ({"game": "farbwechsel", "seat": 5}, "--seat must be a seat 0..2"),
+    ({"game": "farbwechsel", "seat": "x"}, "seat must be"),
+    ({"game": "farbwechsel", "opponents": ["rules", "rules", "rules"]}, "2 opponent seats"),
+    ({"game": "farbwechsel", "opponents": ["genius"]}, "unknown agent 'genius'"),
+    ({"game": "farbwechsel", "opponents": ["model:/etc/passwd"]}, "bundled agents only"),
+    ({"game": "farbwechsel", "opponents": []}, "opponents must be a list"),
+    ({"game": "farbwechsel", "deals": 0}, "deals must be 1..100"),
+    ({"game": "farbwechsel", "deals": 2, "options": {"rounds": 3}}, "already makes a match"),
+]
+
+
+def test_every_bad_request_gets_a_4xx_and_changes_nothing(client):
+    r = client.post("/api/play", json={"game": "koenigrufen", "seed": 1, "opponents": ["rules"]})
+    assert r.status_code == 200
+    state = client.get("/api/play").json()
+    for body, message in BAD_TABLES:
+        r = client.post("/api/play", json=body)
+        assert r.status_code == 400 and message in r.json()["error"], (body, r.text)
+    assert client.get("/api/play").json() == state  # the table is still the one it was
+
+    # moves
+    hand = state["hand"]
+    illegal = [c["card"] for c in hand if not c["legal"]]
+    held = {c["card"] for c in hand}
+    cases = [({"action": "x"}, 400, "action must be an action id"), ({}, 400, "needs 'action'"),
+             ({"action": 1000}, 409, "not an action of koenigrufen"),
+             ({"action": next(c for c in range(32) if c not in held)}, 409, "you do not hold"),
+             ({"action": True}, 400, "action must be")]
+    if illegal:
+        cases.append(({"action": illegal[0]}, 409, "; legal: "))  # the reason, then the legal moves
+    for body, status, message in cases:
+        r = client.post("/api/play/move", json=body)
+        assert r.status_code == status and message in r.json()["error"], (body, r.text)
+    assert client.get("/api/play").json() == state
+
+    # broken bodies, routes and sizes
+    r = client.post("/api/play/move", content=b"{not json", headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "not JSON" in r.json()["error"]
+    r = client.post("/api/play", content=b"[1, 2]", headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "must be a JSON object" in r.json()["error"]
+    r = client.post("/api/play", content=b"x" * 100, headers={"content-length": str(64 * 1024 * 1024)})
+    assert r.status_code == 413
+    assert client.get("/api/nothing").status_code == 404
+    assert client.get("/static/../pyproject.toml").status_code == 404
+    assert client.get("/static/%2e%2e/%2e%2e/pyproject.toml").status_code == 404
+    assert client.get("/api/play").json() == state
+    # the same table plays on after all of that
+    assert play_out(client, state)[-1]["finished"]
+    r = client.post("/api/play/move", json={"action": 0})
+    assert r.status_code == 409 and "the deals are over" in r.json()["error"]
+
+
+def test_without_a_table_the_api_says_so():
+    with TestClient(create_app()) as c:
+        for r in (c.get("/api/play"), c.post("/api/play/move", json={"action": 0})):
+            assert r.status_code == 404 and "start a game first" in r.json()["error"]
+
+
+def test_two_sessions_have_their_own_tables():
+    app = create_app()
+    with TestClient(app) as a, TestClient(app) as b:
+        a.get("/"), b.get("/")
+        assert a.cookies.get("trickenv_session") != b.cookies.get("trickenv_session")
+        sa = a.post("/api/play", json={"game": "farbwechsel", "seed": 1}).json()
+        sb = b.post("/api/play", json={"game": "four_tricks", "seed": 2}).json()
+        play_out(a, sa)
+        assert b.get("/api/play").json() == sb and a.get("/api/play").json()["game"] == "farbwechsel"
+        assert a.get("/api/play").json()["finished"] and not sb["finished"]
+
+
+def test_replay_through_the_api(client):
+    rec = played_records("farbwechsel", {}, games=3, seed=9)
+    doc = records_document("farbwechsel", {}, rec, [["x", "y", "z"]] * 3)
+    r = client.post("/api/replay", json={"file": json.dumps(doc)})
+    assert r.status_code == 200, r.text
+    summary = r.json()
+    assert summary["game"] == "farbwechsel" and len(summary["deals"]) == 3
+    rid = summary["id"]
+    first = client.get(f"/api/replay/{rid}/1/0").json()
+    count = first["frames"]
+    last = client.get(f"/api/replay/{rid}/1/{count - 1}").json()
+    assert last["finished"] and last["scores"][-1] == rec["scores"][1].tolist()
+    assert [len(h) for h in first["hands"]] == [10, 10, 10] and first["trick_starts"][0] == 0
+    for path, message in [(f"/api/replay/{rid}/1/{count}", "step"), (f"/api/replay/{rid}/7/0", "deal 7 is out of range"),
+                          (f"/api/replay/{rid}/1/-1", "step must be a number"), (f"/api/replay/99/0/0", "no replay 99")]:
+        r = client.get(path)
+        assert r.status_code == 404 and message in r.json()["error"], (path, r.text)
+    bad = {k: np.asarray(v[0]).tolist() for k, v in rec.items() if k != "game"}
+    bad["scores"] = [0, 0, 0]
+    for body, status, message in [
+        ({"file": "{nope"}, 400, "not JSON"),
+        ({}, 400, "'file' must hold"),
+        ({"file": json.dumps({"dealer": 0})}, 422, "do not say their game"),
+        ({"file": json.dumps({"dealer": 0}), "game": "farbwechsel"}, 422, "has no 'deal'"),
+        ({"file": json.dumps(doc), "game": "koenigrufen"}, 422, "not 'koenigrufen'"),
+        ({"file": json.dumps([1])}, 422, "do not say their game"),
+    ]:
+        r = client.post("/api/replay", json=body)
+        assert r.status_code == status and message in r.json()["error"], (body, r.text)
+    # a record the rules cannot produce opens, and its frames say why they cannot be drawn
+    r = client.post("/api/replay", json={"file": json.dumps(bad), "game": "farbwechsel"})
+    assert r.status_code == 200
+    r = client.get(f"/api/replay/{r.json()['id']}/0/0")
+    assert r.status_code == 422 and "does not replay: its 'scores'" in r.json()["error"]
+    assert client.get(f"/api/replay/{rid}/1/0").json() == first  # the good replay is still there
+
+
+def test_trickenv_serve_answers_the_page_on_its_port():
+    """The command itself: `trickenv serve --port P` serves GET / (the page) on 127.0.0.1 until stopped."""
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "trickenv.cli", "serve", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        page = None
+        for _ in range(300):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as r:
+                    page = r.read().decode()
+                    break
+            except OSError:
+                time.sleep(0.1)
+        assert page is not None and "<title>trickenv</title>" in page and "/static/app.js" in page
+    finally:
+        proc.terminate()
+        out = proc.communicate(timeout=20)[0]
+    assert f"serving on http://127.0.0.1:{port}/" in out
+
+
+def test_serve_refuses_a_bad_port(capsys):
+    from trickenv.cli import main
+
+    with pytest.raises(SystemExit, match="--port must be 1..65535"):
+        main(["serve", "--port", "70000"])

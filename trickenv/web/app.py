@@ -1,0 +1,163 @@
+"""The ASGI app of ``trickenv serve``: the page, its static files and a JSON API (Starlette on uvicorn).
+
+Routes (every error is ``{"error": message}`` with a 4xx status and changes nothing):
+
+=========================================  ==========================================================
+``GET /``                                  the page (sets the session cookie)
+``GET /static/...``                        its script and style (no build step)
+``GET /api/games``                         games, their options, the agents a page may seat
+``POST /api/spec``                         ``{game, options}`` -> players (checks the options)
+``POST /api/play``                         ``{game, options, seat, opponents, deals, seed}``: a new table
+``GET /api/play``                          the session's table as the person sees it
+``POST /api/play/move``                    ``{action}``: the person's move, then the agents'
+``POST /api/replay``                       ``{file, game?, options?}``: open records (the file's text)
+``GET /api/replay/{id}/{deal}/{step}``     one frame of a replayed deal, every hand face up
+=========================================  ==========================================================
+
+The rules live in the engine only: the page shows what the server says is
+legal and sends every click back; the server answers a move that is not legal
+with the reason the terminal gives (``you must follow suit: ...``).
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any, Awaitable, Callable
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from trickenv.web.sessions import PlayTable, Replay, RequestError, Session, Sessions, game_options, games_info
+
+COOKIE = "trickenv_session"
+MAX_BODY = 32 * 1024 * 1024  # bytes of a request body (a records file of ~20,000 deals)
+STATIC = resources.files("trickenv.web") / "static"
+
+
+def create_app(max_sessions: int | None = None) -> Starlette:
+    """The app; ``max_sessions`` bounds the sessions kept (the least recently used go first)."""
+    sessions = Sessions() if max_sessions is None else Sessions(max_sessions)
+    info = games_info()
+
+    def handler(fn: Callable[[Request, Session], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
+        """Session cookie in, JSON out; RequestError -> its 4xx, a broken body -> 400."""
+        async def endpoint(request: Request) -> Response:
+            sid, session = sessions.get(request.cookies.get(COOKIE))
+            try:
+                result = await fn(request, session)
+                response: Response = result if isinstance(result, Response) else JSONResponse(result)
+            except RequestError as e:
+                response = JSONResponse({"error": str(e)}, status_code=e.status)
+            if request.cookies.get(COOKIE) != sid:
+                response.set_cookie(COOKIE, sid, httponly=True, samesite="strict")
+            return response
+        return endpoint
+
+    async def body(request: Request) -> dict[str, Any]:
+        size = request.headers.get("content-length")
+        if size is not None and size.isdigit() and int(size) > MAX_BODY:
+            raise RequestError(f"the request is {int(size):,} bytes; at most {MAX_BODY:,} are accepted", 413)
+        raw = await request.body()
+        if len(raw) > MAX_BODY:
+            raise RequestError(f"the request is {len(raw):,} bytes; at most {MAX_BODY:,} are accepted", 413)
+        try:
+            data = json.loads(raw or b"{}")
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise RequestError(f"the request body is not JSON: {e}") from None
+        if not isinstance(data, dict):
+            raise RequestError("the request body must be a JSON object")
+        return data
+
+    async def page(request: Request, session: Session) -> Response:
+        return FileResponse(str(STATIC / "index.html"), media_type="text/html")
+
+    async def games(request: Request, session: Session) -> Any:
+        return info
+
+    async def spec(request: Request, session: Session) -> Any:
+        data = await body(request)
+        import trickenv
+
+        options = game_options(data.get("game"), data.get("options"))
+        s = trickenv.make_spec(data["game"], **options)
+        return {"game": s.name, "players": s.num_players}
+
+    async def play_new(request: Request, session: Session) -> Any:
+        data = await body(request)
+        table = await run_in_threadpool(PlayTable, data)  # the agents may move first: off the event loop
+        session.table = table
+        return await run_in_threadpool(table.state)
+
+    def current(session: Session) -> PlayTable:
+        if session.table is None:
+            raise RequestError("no table in this session: start a game first", 404)
+        return session.table
+
+    async def play_state(request: Request, session: Session) -> Any:
+        return await run_in_threadpool(current(session).state)
+
+    async def play_move(request: Request, session: Session) -> Any:
+        data = await body(request)
+        table = current(session)
+        if "action" not in data:
+            raise RequestError("a move needs 'action': the id of a legal action (the page sends it)")
+        await run_in_threadpool(table.move, data["action"])
+        return await run_in_threadpool(table.state)
+
+    async def replay_open(request: Request, session: Session) -> Any:
+        from trickenv.replay import load_records
+
+        data = await body(request)
+        file = data.get("file")
+        if isinstance(file, str):
+            try:
+                file = json.loads(file)
+            except json.JSONDecodeError as e:
+                raise RequestError(f"the file is not JSON: {e}") from None
+        if file is None:
+            raise RequestError("open a record: 'file' must hold the file's text (or its JSON)")
+        game = data.get("game") or None
+        options = None
+        if game is not None:
+            options = game_options(game, data.get("options"))
+        try:
+            records = await run_in_threadpool(load_records, file, game, options)
+        except (ValueError, TypeError) as e:
+            raise RequestError(f"cannot open the records: {e}", 422) from None
+        rid = session.add_replay(Replay(records))
+        return session.replays[rid].summary(rid)
+
+    async def replay_frame(request: Request, session: Session) -> Any:
+        p = request.path_params
+        replay = session.replay(p["rid"])
+        return await run_in_threadpool(replay.frame, p["deal"], p["step"])
+
+    async def not_found(request: Request, session: Session) -> Any:
+        raise RequestError(f"no such API route: {request.method} {request.url.path}", 404)
+
+    routes = [
+        Route("/", handler(page)),
+        Route("/api/games", handler(games)),
+        Route("/api/spec", handler(spec), methods=["POST"]),
+        Route("/api/play", handler(play_new), methods=["POST"]),
+        Route("/api/play", handler(play_state), methods=["GET"]),
+        Route("/api/play/move", handler(play_move), methods=["POST"]),
+        Route("/api/replay", handler(replay_open), methods=["POST"]),
+        Route("/api/replay/{rid}/{deal}/{step}", handler(replay_frame)),
+        Route("/api/{rest:path}", handler(not_found), methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+        Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
+    ]
+    return Starlette(routes=routes)
+
+
+def serve(host: str = "127.0.0.1", port: int = 8765) -> None:
+    """Run the app with uvicorn until Ctrl-C (``trickenv serve``)."""
+    import uvicorn
+
+    print(f"trickenv: serving on http://{host}:{port}/ (Ctrl-C stops)")
+    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
