@@ -208,3 +208,77 @@ def test_serve_refuses_a_bad_port(capsys):
 
     with pytest.raises(SystemExit, match="--port must be 1..65535"):
         main(["serve", "--port", "70000"])
+
+
+def test_a_thinking_agent_does_not_block_other_sessions(monkeypatch):
+    """A's agents are held mid-move (they wait for an event); meanwhile B is served and A's second click is 409.
+
+    The real server (uvicorn in a thread, real sockets): if A's thinking blocked the event loop, B's request
+    would never be answered and the event would never be set (the test would fail on its timeouts).
+    """
+    import http.cookiejar
+    import socket
+    import threading
+    import time
+    import urllib.error
+    import urllib.request
+
+    import uvicorn
+
+    from trickenv.play import Table
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
+    threading.Thread(target=srv.run, daemon=True).start()
+    while not srv.started:
+        time.sleep(0.02)
+    base = f"http://127.0.0.1:{port}"
+
+    def browser():
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+        def call(method, path, body=None):
+            data = None if body is None else json.dumps(body).encode()
+            req = urllib.request.Request(base + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+            try:
+                with opener.open(req, timeout=30) as r:
+                    return r.status, json.loads(r.read())
+            except urllib.error.HTTPError as e:
+                return e.code, json.loads(e.read())
+        return call
+
+    a, b = browser(), browser()
+    try:
+        status, state = a("POST", "/api/play", {"game": "farbwechsel", "seed": 4, "seat": 0})
+        assert status == 200 and state["your_turn"]
+        assert b("POST", "/api/play", {"game": "four_tricks", "seed": 2})[0] == 200
+
+        release, thinking = threading.Event(), threading.Event()
+        original = Table.bot_action
+
+        def slow(self):
+            thinking.set()
+            assert release.wait(30), "never released"
+            return original(self)
+
+        monkeypatch.setattr(Table, "bot_action", slow)
+        legal = [c["card"] for c in state["hand"] if c["legal"]] + [m["action"] for m in state["moves"]]
+        result = {}
+        mover = threading.Thread(target=lambda: result.update(move=a("POST", "/api/play/move", {"action": legal[0]})))
+        mover.start()
+        assert thinking.wait(30)
+        status, other = b("GET", "/api/play")  # answered while A's agent thinks
+        assert status == 200 and other["game"] == "four_tricks"
+        status, busy = a("POST", "/api/play/move", {"action": legal[0]})
+        assert status == 409 and "busy" in busy["error"]
+        release.set()
+        mover.join(30)
+        assert result["move"][0] == 200 and result["move"][1]["your_turn"]
+    finally:
+        release_all = locals().get("release")
+        if release_all is not None:
+            release_all.set()
+        srv.should_exit = True
