@@ -70,7 +70,7 @@ from trickenv.agents.statistics import mean_ci, occupancy, t_cdf, t_quantile  # 
 from trickenv.agents.tables import seat_metrics  # noqa: F401
 
 __all__ = [
-    "Results", "evaluate", "make_seatings", "make_deals", "seat_metrics", "summarize", "mean_ci", "t_quantile",
+    "Results", "evaluate", "Recipe", "Lineup", "make_seatings", "make_deals", "seat_metrics", "summarize", "mean_ci", "t_quantile",
     "unique_names", "format_table",
 ]
 
@@ -89,6 +89,7 @@ def evaluate(
     ratings: bool = True,
     threads: int = 1,
     records: bool = False,
+    ray: str | bool | None = None,
 ) -> Results:
     """Play ``deals`` duplicate deals of ``game`` between ``agents`` and return the :class:`Results`.
 
@@ -100,7 +101,10 @@ def evaluate(
     (:func:`make_seatings`) or an explicit list of seatings (agent index per seat).
     ``seed=None`` draws a seed and reports it, so the run can be repeated.
     ``records=True`` keeps every deal's record in every seating (``Results.save_records``, the replay of
-    ``trickenv serve``). A KeyboardInterrupt ends the run early with the deals finished so far
+    ``trickenv serve``). ``ray``: run the chunks as Ray tasks on the cluster at that address (``True`` or
+    ``"local"``: a Ray instance on this machine; :mod:`trickenv.cluster`); the results are the same as
+    without it. Every chunk starts its agents afresh (:class:`Lineup`), so a chunk's games depend only
+    on the seed and the chunk, wherever and in whatever order the chunks run. A KeyboardInterrupt ends the run early with the deals finished so far
     (``interrupted=True``).
     """
     t_start = time.perf_counter()
@@ -115,13 +119,18 @@ def evaluate(
 
     # 1. the game, the agents and the seatings every deal is played in
     spec = trickenv.make_spec(game, **options)
-    names, players = build_agents(agents, spec, seed)
-    design, plan = seating_plan(seatings, spec, len(players))
+    lineup = Lineup.of(agents, spec, seed)
+    names = lineup.names
+    design, plan = seating_plan(seatings, spec, len(names))
 
     # 2.-4. the deals, chunk by chunk, played into one score table
     clock = Clock(names)
     bar = Progress(deals, -(-deals // chunk), f"{game} eval", progress)
-    table, interrupted = play_deals(spec, players, plan, deals, seed, chunk, threads, clock, bar, records)
+    if ray:
+        table, interrupted = play_deals_on_ray(game, options, lineup, plan, deals, seed, chunk, threads, clock, bar,
+                                               records, None if ray is True else str(ray))
+    else:
+        table, interrupted = play_deals(spec, lineup, plan, deals, seed, chunk, threads, clock, bar, records)
     t_play = time.perf_counter() - t_start
 
     # 5. statistics over the deals, then the ratings (slow: one openskill match per deal-seating)
@@ -180,8 +189,20 @@ def agent_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([seed, index]).generate_state(1, np.uint32)[0])
 
 
+@dataclass(frozen=True)
+class Recipe:
+    """An agent by recipe: ``make_agent(agent, spec, seed=seed, **kwargs)``, shown as ``name``. A run makes it
+    afresh for every chunk (:class:`Lineup`), so it travels to Ray workers as these few fields."""
+
+    name: str
+    agent: str
+    seed: int
+    kwargs: tuple[tuple[str, Any], ...] = ()
+
+
 def build_agents(entries: Sequence[Any], spec: GameSpec, seed: int) -> tuple[list[str], list[Any]]:
-    """Names (made unique) and agents from names (``make_agent``), agent objects or ``(name, agent)`` pairs."""
+    """Names (made unique) and agents from names (``make_agent``), :class:`Recipe`s, agent objects or
+    ``(name, agent)`` pairs."""
     from trickenv.agents import make_agent
 
     names, agents = [], []
@@ -189,6 +210,9 @@ def build_agents(entries: Sequence[Any], spec: GameSpec, seed: int) -> tuple[lis
         if isinstance(entry, str):
             names.append(entry)
             agents.append(make_agent(entry, spec, seed=agent_seed(seed, i)))
+        elif isinstance(entry, Recipe):
+            names.append(entry.name)
+            agents.append(make_agent(entry.agent, spec, seed=entry.seed, **dict(entry.kwargs)))
         elif isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], str):
             names.append(entry[0])
             agents.append(entry[1])
@@ -200,9 +224,81 @@ def build_agents(entries: Sequence[Any], spec: GameSpec, seed: int) -> tuple[lis
     return unique_names(names), agents
 
 
+@dataclass
+class Lineup:
+    """The agents of a run, as every chunk gets them afresh (so chunks are independent jobs).
+
+    An agent named in the run (``"pimc"``, ``"model:PATH"``) or given as a :class:`Recipe` is made again
+    for each chunk with the chunk's seed: :func:`agent_seed` of the run for chunk 0 (as a run of one chunk
+    always had), a seed derived from it and the chunk for the others. An agent object (or ``(name, agent)``
+    pair) plays every chunk of a local run itself, its state carrying on from chunk to chunk, while each
+    Ray task gets a copy of it as it was at the start: for results that do not depend on where the chunks
+    run, give such agents by name or recipe (or make them deterministic). ``make(spec, k)`` gives chunk
+    ``k``'s agents.
+    """
+
+    names: list[str]
+    entries: list[Any]  # a Recipe, or ("object", agent)
+    data: dict[str, bytes] = field(default_factory=dict)  # model:PATH -> the file, for nodes without it
+
+    @staticmethod
+    def of(entries: Sequence[Any], spec: GameSpec, seed: int) -> "Lineup":
+        """Check the agents (made once for chunk 0's seeds: a wrong name fails now) and keep their recipe."""
+        names, agents = build_agents(entries, spec, seed)
+        kept: list[Any] = []
+        for i, entry in enumerate(entries):
+            if isinstance(entry, str):
+                kept.append(Recipe(names[i], entry, agent_seed(seed, i)))
+            elif isinstance(entry, Recipe):
+                kept.append(entry)
+            else:
+                kept.append(("object", agents[i]))
+        return Lineup(names, kept)
+
+    def make(self, spec: GameSpec, k: int) -> list[Any]:
+        """Chunk ``k``'s agents."""
+        from trickenv.agents import make_agent
+
+        out = []
+        for entry in self.entries:
+            if not isinstance(entry, Recipe):
+                out.append(entry[1])  # the object itself (a Ray task gets its own copy, as it was at the start)
+                continue
+            s = entry.seed if k == 0 else int(np.random.SeedSequence([entry.seed, k]).generate_state(1, np.uint32)[0])
+            if entry.agent in self.data:
+                out.append(_model_from_bytes(spec, self.data[entry.agent], s))
+            else:
+                out.append(make_agent(entry.agent, spec, seed=s, **dict(entry.kwargs)))
+        return out
+
+    def portable(self) -> "Lineup":
+        """The lineup with every ``model:PATH`` file read in, for nodes that do not have the file."""
+        data = dict(self.data)
+        for entry in self.entries:
+            if isinstance(entry, Recipe) and entry.agent.startswith("model:") and entry.agent not in data:
+                with open(entry.agent.partition(":")[2], "rb") as f:
+                    data[entry.agent] = f.read()
+        return Lineup(self.names, self.entries, data)
+
+
+def _model_from_bytes(spec: GameSpec, data: bytes, seed: int) -> Any:
+    import os
+    import tempfile
+
+    from trickenv.agents.policy import PolicyAgent
+
+    fd, path = tempfile.mkstemp(suffix=".npz")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        return PolicyAgent(spec, path=path, seed=seed)
+    finally:
+        os.unlink(path)
+
+
 # ======================================================================= play
 
-def play_deals(spec: GameSpec, agents: list[Any], plan: list[tuple[int, ...]], deals: int, seed: int, chunk: int,
+def play_deals(spec: GameSpec, lineup: Lineup, plan: list[tuple[int, ...]], deals: int, seed: int, chunk: int,
                threads: int, clock: "Clock", bar: "Progress", records: bool = False) -> tuple[Table, bool]:
     """``(table, interrupted)``: deals ``0..deals-1`` played in every seating of ``plan``, ``chunk`` deals at a
     time. A KeyboardInterrupt stops the run and keeps the deals whose seatings have all finished."""
@@ -221,7 +317,7 @@ def play_deals(spec: GameSpec, agents: list[Any], plan: list[tuple[int, ...]], d
                 if b not in envs:
                     envs[b] = VecEnv(spec, b, seed=seed, threads=threads)
                 bar.chunk(start // chunk)
-                play_chunk(envs[b], current, agents, clock, bar)
+                play_chunk(envs[b], current, lineup.make(spec, start // chunk), clock, bar)
             except KeyboardInterrupt:
                 interrupted = True
             if current is not None:
@@ -231,6 +327,51 @@ def play_deals(spec: GameSpec, agents: list[Any], plan: list[tuple[int, ...]], d
     finally:
         bar.close()
     return Table.concat(parts, len(plan), spec.num_players), interrupted
+
+
+def chunk_task(game: str, options: dict[str, Any], lineup: Lineup, plan: list[tuple[int, ...]], seed: int,
+               start: int, stop: int, k: int, threads: int, records: bool) -> tuple[Table, Clock]:
+    """One chunk of a run, as a Ray task (:func:`play_deals_on_ray`): the same games as chunk ``k`` of
+    :func:`play_deals`; returns its table and its clock."""
+    spec = trickenv.make_spec(game, **options)
+    deal_arr, dealers = make_deals(spec, seed, start, stop)
+    current = Chunk(spec, np.asarray(plan, np.int64), deal_arr, dealers, first_deal=start)
+    clock = Clock(lineup.names)
+    vec = VecEnv(spec, (stop - start) * len(plan), seed=seed, threads=threads)
+    play_chunk(vec, current, lineup.make(spec, k), clock, Progress(0, 0, "", False))
+    return current.table(records), clock
+
+
+def play_deals_on_ray(game: str, options: dict[str, Any], lineup: Lineup, plan: list[tuple[int, ...]], deals: int,
+                      seed: int, chunk: int, threads: int, clock: "Clock", bar: "Progress", records: bool,
+                      address: str | None) -> tuple[Table, bool]:
+    """:func:`play_deals` with every chunk a Ray task (:func:`trickenv.cluster.run_tasks`): the tables are put
+    back in chunk order, so the results equal a local run's. The bar counts the deals of finished chunks;
+    a KeyboardInterrupt keeps the chunks finished so far."""
+    from trickenv.cluster import run_tasks
+
+    spec = trickenv.make_spec(game, **options)
+    starts = list(range(0, deals, chunk))
+    jobs = [(game, options, lineup.portable(), plan, seed, s, min(s + chunk, deals), k, threads, records)
+            for k, s in enumerate(starts)]
+    parts: dict[int, Table] = {}
+
+    def done(k: int, result: tuple[Table, Clock]) -> None:
+        table, part = result
+        parts[k] = table
+        for a in range(len(clock.names)):
+            clock.add_agent(a, part.agent_seconds[a], part.agent_decisions[a])
+        clock.env += part.env
+        bar.deals(len(table.scores))
+
+    interrupted = False
+    try:
+        run_tasks(chunk_task, jobs, done, address=address)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        bar.close()
+    return Table.concat([parts[k] for k in sorted(parts)], len(plan), spec.num_players), interrupted
 
 
 def play_chunk(vec: VecEnv, chunk: Chunk, agents: list[Any], clock: "Clock", progress: "Progress") -> None:
@@ -342,32 +483,29 @@ TOURNAMENT_GAMES = ("four_tricks", "farbwechsel", "koenigrufen")
 
 def tournament(agents: Sequence[str] = ("random", "rules", "pimc", "model"), deals: int = 100, seed: int = 0,
                games: Sequence[str] = TOURNAMENT_GAMES, pimc_worlds: int = 8,
-               progress: bool = True) -> dict[str, Results]:
+               progress: bool = True, ray: str | bool | None = None) -> dict[str, Results]:
     """A duplicate tournament of ``agents`` in each of ``games`` (default variants): ``{game: Results}``
-    (:func:`tournament_table` prints them as one table)."""
+    (:func:`tournament_table` prints them as one table). ``ray``: as in :func:`evaluate`."""
     out: dict[str, Results] = {}
     for game in games:
         spec = trickenv.make_spec(game)
         players = tournament_agents(spec, agents, pimc_worlds, seed)
-        out[game] = evaluate(game, players, deals=deals, seed=seed, progress=progress, ratings=False)
+        out[game] = evaluate(game, players, deals=deals, seed=seed, progress=progress, ratings=False, ray=ray)
         if out[game].interrupted:
             break
     return out
 
 
-def tournament_agents(spec: GameSpec, names: Sequence[str], pimc_worlds: int, seed: int) -> list[tuple[str, Any]]:
-    """The named agents for one game; ``pimc`` with ``pimc_worlds`` worlds, ``model`` skipped (with a note)
-    where the game has no shipped player."""
-    from trickenv.agents import PIMCAgent, make_agent
+def tournament_agents(spec: GameSpec, names: Sequence[str], pimc_worlds: int, seed: int) -> list[Recipe]:
+    """The named agents for one game as recipes; ``pimc`` with ``pimc_worlds`` worlds, ``model`` skipped (with a
+    note) where the game has no shipped player."""
     from trickenv.agents.policy import shipped_model_path
 
-    out: list[tuple[str, Any]] = []
+    out: list[Recipe] = []
     for i, name in enumerate(names):
         if name == "model" and not shipped_model_path(spec.name).exists():
             print(f"{spec.name}: no shipped model, playing without it")
             continue
-        if name == "pimc":
-            out.append((name, PIMCAgent(spec, seed=seed + 1000 * (i + 1), worlds=pimc_worlds)))
-        else:
-            out.append((name, make_agent(name, spec, seed=seed + 1000 * (i + 1))))
+        kwargs = (("worlds", pimc_worlds),) if name == "pimc" else ()
+        out.append(Recipe(name, name, seed + 1000 * (i + 1), kwargs))
     return out

@@ -121,3 +121,26 @@ def test_gymnasium_faces_under_the_gymnasium_ray_pins(game):
         obs, reward, term, trunc, infos = envs.step((rng.random(mask.shape) * mask).argmax(axis=1))
         episodes += int(infos.get("_episode", np.zeros(16, bool)).sum())
     assert episodes > 0
+
+
+@pytest.mark.cluster
+def test_rllib_train_example_on_a_two_node_cluster():
+    """The example script as a driver of a two-node Ray cluster (ray.cluster_utils: a head and a second node,
+    each with its own raylet): its env runner is placed on the cluster, sampling and training run there."""
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    try:
+        cluster.add_node(num_cpus=2)
+        cluster.wait_for_nodes()
+        env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+        out = subprocess.run(
+            [sys.executable, str(ROOT / "examples" / "rllib_train.py"), "--game", "four_tricks", "--iterations", "1",
+             "--num-env-runners", "1", "--batch-size", "400", "--minibatch-size", "200", "--epochs", "1",
+             "--address", cluster.address],
+            capture_output=True, text=True, timeout=600, env=env, cwd=ROOT,
+        )
+        assert out.returncode == 0, out.stderr[-3000:]
+        assert "iteration 1:" in out.stdout and "trained 1 iterations" in out.stdout, out.stdout
+    finally:
+        cluster.shutdown()

@@ -114,21 +114,31 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
 
 def demonstrations_in_parallel(game: str, options: dict[str, Any], samples: int, workers: int, seed: int = 0,
                                teacher: str = "rules", progress: bool = False, mix: float = 0.0,
-                               privileged: bool = False, **teacher_options: Any) -> dict[str, np.ndarray]:
+                               privileged: bool = False, ray: str | None = None,
+                               **teacher_options: Any) -> dict[str, np.ndarray]:
     """:func:`demonstrations` split over ``workers`` processes, one core each (a search teacher is slow).
 
     Worker ``i`` plays ``ceil(samples / workers)`` decisions with seed ``seed + i`` (so
     worker 0's part is ``demonstrations(..., seed=seed)``); the parts are concatenated in
-    worker order. The first worker shows the progress bar.
+    worker order. The first worker shows the progress bar. ``ray``: the parts run as Ray tasks
+    on the cluster at that address instead (``"local"``: this machine; :mod:`trickenv.cluster`),
+    the same parts with the same seeds, so the same demonstrations.
     """
-    import multiprocessing
-
     per = -(-samples // workers)
-    jobs = [(game, options, per, seed + i, teacher, progress and i == 0, mix, privileged, teacher_options)
+    jobs = [(game, options, per, seed + i, teacher, progress and i == 0 and not ray, mix, privileged, teacher_options)
             for i in range(workers)]
-    # "spawn": a fresh interpreter per worker (the trainer's torch and numba threads do not fork safely).
-    with multiprocessing.get_context("spawn").Pool(workers, initializer=exit_with_parent) as pool:
-        parts = pool.starmap(_demonstrations_part, jobs)
+    if ray:
+        from trickenv.cluster import run_tasks
+
+        found: dict[int, dict[str, np.ndarray]] = {}
+        run_tasks(_demonstrations_part, jobs, found.__setitem__, address=ray)
+        parts = [found[i] for i in range(workers)]
+    else:
+        import multiprocessing
+
+        # "spawn": a fresh interpreter per worker (the trainer's torch and numba threads do not fork safely).
+        with multiprocessing.get_context("spawn").Pool(workers, initializer=exit_with_parent) as pool:
+            parts = pool.starmap(_demonstrations_part, jobs)
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 

@@ -104,6 +104,9 @@ class TrainConfig:
     expert_share: float = 0.5  # chance that a seat of a labelling deal is the student's (else the league's)
     expert_epochs: int = 2  # epochs of each fit over the labels so far
     expert_workers: int = 1  # processes labelling chunks side by side (one per free core)
+    # Ray cluster address for the searches (the warm start's bc_workers parts, the expert's label chunks): "" runs
+    # them here, "local" in a Ray instance on this machine (trickenv.cluster). The same jobs, the same data.
+    ray: str = ""
     env_threads: int = 1  # numba threads of the batched env (docs/training.md: why 1)
     torch_threads: int = 1  # torch threads of the PPO update
     schedule: dict[str, float] = field(default_factory=lambda: asdict(Schedule()))
@@ -112,7 +115,7 @@ class TrainConfig:
 # What a resumed run may change: how long it runs and how it is watched and computed, not what it learns.
 # Any other setting that differs from the run's config.json is refused (resumed_config).
 RESUME_CHANGES = ("steps", "expert_iterations", "eval_every", "eval_deals", "checkpoint_every", "env_threads",
-                  "torch_threads", "expert_workers")
+                  "torch_threads", "expert_workers", "ray")
 
 
 def run_config(out: str | Path) -> TrainConfig:
@@ -317,10 +320,10 @@ class Run:
             with np.load(path, allow_pickle=False) as f:
                 if str(f["key"]) == key:
                     return {k: f[k] for k in f.files if k != "key"}
-        if c.bc_workers > 1:
+        if c.bc_workers > 1 or c.ray:
             data = demonstrations_in_parallel(c.game, c.options, c.bc_samples, c.bc_workers, seed=c.seed + 17,
                                               teacher=c.bc_teacher, progress=self.progress, mix=c.bc_mix,
-                                              privileged=c.privileged_critic, **teacher_options)
+                                              privileged=c.privileged_critic, ray=c.ray or None, **teacher_options)
         else:
             data = demonstrations(self.spec, c.bc_samples, seed=c.seed + 17, teacher=c.bc_teacher,
                                   progress=self.progress, mix=c.bc_mix, privileged=c.privileged_critic,
@@ -389,7 +392,14 @@ class Run:
             np.savez(tmp, **data)
             tmp.rename(path)
 
-        if self.config.expert_workers > 1 and len(jobs) > 1:
+        if self.config.ray and jobs:
+            from trickenv.cluster import run_tasks
+
+            # The student travels in the job (a node may not see this folder); chunks are written as they finish.
+            student = {job[2]: Path(job[2]).read_bytes() for job in jobs}
+            portable = [(student[job[2]], *job[:2], *job[3:]) for job in jobs]
+            run_tasks(_label_job_portable, portable, lambda k, data: write(data, paths[k]), address=self.config.ray)
+        elif self.config.expert_workers > 1 and len(jobs) > 1:
             import multiprocessing
 
             with multiprocessing.get_context("spawn").Pool(self.config.expert_workers,
@@ -542,6 +552,20 @@ class Run:
 def _label_job(job: tuple) -> dict[str, np.ndarray]:
     """A worker process's labelling job (``Run._label``)."""
     return label_chunk(*job)
+
+
+def _label_job_portable(student: bytes, game: str, options: dict[str, Any], *rest: Any) -> dict[str, np.ndarray]:
+    """A Ray task's labelling job: ``label_chunk`` with the student's file sent along (``Run._label``)."""
+    import os
+    import tempfile
+
+    fd, path = tempfile.mkstemp(suffix=".npz")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(student)
+        return label_chunk(game, options, path, *rest)
+    finally:
+        os.unlink(path)
 
 
 def _draw_differences(png_path: str | Path, title: str, xlabel: str,

@@ -111,7 +111,7 @@ def evaluate(game: str, args: argparse.Namespace, options: dict[str, Any]) -> No
     try:
         results = run(game, agents, deals=args.deals, seed=args.seed, options=options, chunk=args.chunk,
                       progress=not args.no_progress, seatings=args.seatings, ratings=not args.no_ratings,
-                      threads=args.threads, records=args.records is not None)
+                      threads=args.threads, records=args.records is not None, ray=args.ray)
     except ImportError as e:
         raise SystemExit(f"trickenv eval: {e}") from None
     if args.records:
@@ -139,7 +139,7 @@ def tournament(args: argparse.Namespace) -> None:
         raise SystemExit("trickenv tournament: --deals and --pimc-worlds must be positive")
     try:
         results = run(agents, deals=args.deals, seed=args.seed, games=games, pimc_worlds=args.pimc_worlds,
-                      progress=not args.no_progress)
+                      progress=not args.no_progress, ray=args.ray)
     except (ValueError, ImportError) as e:
         raise SystemExit(f"trickenv tournament: {e}") from None
     if args.json:
@@ -171,7 +171,8 @@ def train(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
         from trickenv.training import DEFAULTS, Run, TrainConfig
     except ImportError as e:
         raise SystemExit(f"trickenv train needs the train extra (pip install 'trickenv[train]'): {e}") from None
-    given = {k: getattr(args, k) for k in (*TRAIN_FLAGS, "privileged_critic", "eval_pimc") if getattr(args, k) is not None}
+    given = {k: getattr(args, k) for k in (*TRAIN_FLAGS, "privileged_critic", "eval_pimc", "ray")
+             if getattr(args, k) is not None}
     try:
         trickenv.make_spec(game, **options)
         if args.resume:
@@ -248,6 +249,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--chunk", type=int, default=256, help="deals per batched env (chunk x seatings games)")
     p.add_argument("--seatings", choices=("rotations", "all"), default="rotations")
     p.add_argument("--threads", type=int, default=1, help="threads for the env step (each steps a slice of the batch)")
+    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="run the chunks of deals as Ray tasks on the cluster at ADDRESS (HEAD:PORT; without it: $RAY_ADDRESS or a Ray instance on this machine); the same results as without --ray (the cluster extra)")
     p.add_argument("--no-ratings", action="store_true", help="skip the openskill ratings")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p = sub.add_parser("tournament", help="duplicate tournament of the bundled agents in all three games")
@@ -256,6 +259,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--deals", type=int, default=100, help="deals per game (each played in every seating)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
     p.add_argument("--pimc-worlds", type=int, default=8, help="PIMC's sampled worlds per decision (budget)")
+    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="run the chunks of deals as Ray tasks on the cluster at ADDRESS (HEAD:PORT; without it: $RAY_ADDRESS or a Ray instance on this machine); the same results as without --ray (the cluster extra)")
     p.add_argument("--json", default=None, metavar="PATH", help="write every game's results as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p = sub.add_parser("train", help="self-play training with MaskablePPO (docs/training.md)")
@@ -266,6 +271,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--privileged-critic", action="store_const", const=True, default=None, dest="privileged_critic",
                    help="the value network also reads every hand (training only; the player never does)")
+    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="run the searches (the --bc-workers parts, the expert's label chunks) as Ray tasks on the "
+                        "cluster at ADDRESS (without it: a Ray instance on this machine); the same data (cluster extra)")
     p.add_argument("--eval-pimc", action="store_const", const=True, default=None, dest="eval_pimc",
                    help="each evaluation also plays pimc (eval.csv: pimc_diff, for the time-to-strength plot)")
     for flag, kind in TRAIN_FLAGS.items():
@@ -274,6 +282,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     # Game options (name=value) may stand anywhere on the line, also after flags, e.g.
     # `trickenv play farbwechsel --seed 1 num_players=4`: argparse leaves those to us.
     args, rest = ap.parse_known_args(argv)
+    ray = getattr(args, "ray", None)
+    if ray is not None and "=" in ray:  # `--ray deck=52`: a game option after a bare --ray, not an address
+        rest.append(ray)
+        args.ray = "local"
     stray = [x for x in rest if "=" not in x or x.startswith("-")]
     if stray:
         ap.error(f"unrecognized arguments: {' '.join(stray)}")

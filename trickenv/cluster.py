@@ -1,0 +1,61 @@
+"""trickenv's own work as Ray tasks: evaluation chunks, tournament games, search demonstrations, expert labels.
+
+The ``cluster`` extra is plain ``ray`` (core only: unlike ``ray[rllib]`` it pins no gymnasium,
+so it lives in the main venv). Every job handed to :func:`run_tasks` is a pure function of its
+arguments (a chunk of deals with its seeds, a chunk of labels with its seed), so where it runs,
+on how many nodes and in which order the jobs finish changes nothing: the caller puts the
+results back in job order. A task whose worker or node is lost is run again by Ray
+(``max_retries``) with the same arguments, so a lost node costs time, never a deal or a label.
+
+``address``: ``None`` or ``"local"`` starts a Ray instance on this machine (``RAY_ADDRESS``,
+if set, names a cluster instead); anything else, e.g. ``"HEAD:6379"``, joins that cluster
+(docs/integrations.md, "trickenv on a Ray cluster").
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Sequence
+
+__all__ = ["connect", "run_tasks", "MAX_RETRIES"]
+
+MAX_RETRIES = 5  # runs of a task whose worker or node died (Ray's system failures; not the task's own errors)
+
+
+def connect(address: str | None = None) -> None:
+    """Join the Ray cluster at ``address`` (or start a local instance); nothing if Ray is running already."""
+    try:
+        import ray
+    except ImportError as e:
+        raise ImportError(f"--ray needs the cluster extra (pip install 'trickenv[cluster]'): {e}") from None
+    if ray.is_initialized():
+        return
+    address = address or os.environ.get("RAY_ADDRESS") or "local"
+    if address == "local":
+        # address="local" always starts a fresh instance (a plain ray.init() would join a head left
+        # running on this machine).
+        ray.init(address="local", include_dashboard=False, log_to_driver=False)
+    else:
+        ray.init(address=address, log_to_driver=False)
+
+
+def run_tasks(fn: Callable[..., Any], jobs: Sequence[tuple], on_result: Callable[[int, Any], None],
+              address: str | None = None, num_cpus: float = 1, max_retries: int = MAX_RETRIES) -> None:
+    """Run ``fn(*job)`` for every job as a Ray task; call ``on_result(index, result)`` as each one finishes
+    (in any order). ``fn`` must be importable by the workers (a module-level function of an installed
+    package). A KeyboardInterrupt cancels the tasks not yet finished and is raised again."""
+    import ray
+
+    connect(address)
+    remote = ray.remote(num_cpus=num_cpus, max_retries=max_retries)(fn)
+    index = {remote.remote(*job): k for k, job in enumerate(jobs)}
+    pending = list(index)
+    try:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                on_result(index[ref], ray.get(ref))
+    except BaseException:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        raise
