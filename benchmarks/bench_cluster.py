@@ -22,6 +22,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
+# The rows' games and agents: a fast evaluation (the overhead shows) and a search (the work dominates).
+SETTINGS = {"eval": ("koenigrufen", ["rules", "random"]), "search": ("four_tricks", ["search", "pimc"])}
+
+
 def nothing(x: int) -> int:
     return x
 
@@ -49,27 +53,29 @@ def main() -> None:
     s = time.perf_counter() - t
     rows.append((f"{n} empty tasks ({cpus} CPUs)", f"{s:.2f} s", f"{1000 * s / n:.1f} ms a task (wall)"))
 
+    game, agents = SETTINGS["eval"]
     kw = dict(deals=4096, seed=1, chunk=64, progress=False, ratings=False)
-    evaluate("koenigrufen", ["rules", "random"], deals=64, seed=0, chunk=64, progress=False, ratings=False)  # compile
+    evaluate(game, agents, deals=64, seed=0, chunk=64, progress=False, ratings=False)  # compile
     t = time.perf_counter()
-    evaluate("koenigrufen", ["rules", "random"], **kw)
+    evaluate(game, agents, **kw)
     local = time.perf_counter() - t
-    rows.append(("eval KC rules,random 4,096 deals, 64 a chunk, local (1 core)", f"{local:.2f} s",
+    rows.append((f"eval {game} {','.join(agents)} 4,096 deals, 64 a chunk, local (1 core)", f"{local:.2f} s",
                  f"{1000 * local / 64:.0f} ms a chunk"))
-    evaluate("koenigrufen", ["rules", "random"], ray=args.address or True, deals=256, seed=0, chunk=64,
+    evaluate(game, agents, ray=args.address or True, deals=256, seed=0, chunk=64,
              progress=False, ratings=False)  # the workers import and load the numba cache once
     t = time.perf_counter()
-    evaluate("koenigrufen", ["rules", "random"], ray=args.address or True, **kw)
+    evaluate(game, agents, ray=args.address or True, **kw)
     remote = time.perf_counter() - t
     rows.append((f"the same as 64 Ray tasks ({cpus} CPUs)", f"{remote:.2f} s",
                  f"{1000 * remote / 64 * min(cpus, 64):.0f} ms a task on a CPU"))
 
+    game, agents = SETTINGS["search"]
     for chunk in (8, 32):
         d = args.search_deals
         t = time.perf_counter()
-        res = evaluate("four_tricks", ["search", "pimc"], deals=d, seed=2, chunk=chunk, progress=False, ratings=False)
+        res = evaluate(game, agents, deals=d, seed=2, chunk=chunk, progress=False, ratings=False)
         s = time.perf_counter() - t
-        rows.append((f"FT search,pimc {d} deals, {chunk} a chunk, local (1 core)", f"{s:.1f} s",
+        rows.append((f"{game} {','.join(agents)} {d} deals, {chunk} a chunk, local (1 core)", f"{s:.1f} s",
                      f"{s / d:.2f} s a deal ({len(res.seatings)} seatings)"))
 
     print("| what | wall | per unit |")

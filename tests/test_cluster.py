@@ -116,13 +116,38 @@ def test_the_training_searches_on_two_nodes_give_the_same_data(cluster, tmp_path
         return tmp_path / folder / "expert"
 
     here, there = run("local"), run("ray", ray=address, bc_workers=1)
-    for name in ("labels_0_0.npz", "labels_0_1.npz"):
-        with np.load(here / name) as a, np.load(there / name) as b:
-            assert a.files == b.files
-            for key in a.files:
-                assert np.array_equal(a[key], b[key], equal_nan=a[key].dtype.kind == "f"), (name, key)
-    with np.load(tmp_path / "local" / "player.npz") as a, np.load(tmp_path / "ray" / "player.npz") as b:
-        assert all(np.array_equal(a[k], b[k]) for k in a.files if k != "meta")
+
+    # and once more with a node lost when the first task has finished: no label is lost or changed
+    import trickenv.cluster
+
+    c = cluster[0]
+    extra = c.add_node(num_cpus=1)
+    c.wait_for_nodes()
+    original = trickenv.cluster.run_tasks
+    lost = []
+
+    def run_tasks(fn, jobs, on_result, **kw):
+        def first(k, result):
+            if not lost and fn.__name__ == "_label_job_portable":
+                c.remove_node(extra)
+                lost.append(k)
+            on_result(k, result)
+        return original(fn, jobs, first, **kw)
+
+    trickenv.cluster.run_tasks = run_tasks
+    try:
+        lost_run = run("ray_lost", ray=address, bc_workers=1)
+    finally:
+        trickenv.cluster.run_tasks = original
+    assert lost, "the node was not removed"
+    for folder in (there, lost_run):
+        for name in ("labels_0_0.npz", "labels_0_1.npz"):
+            with np.load(here / name) as a, np.load(folder / name) as b:
+                assert a.files == b.files
+                for key in a.files:
+                    assert np.array_equal(a[key], b[key], equal_nan=a[key].dtype.kind == "f"), (folder, name, key)
+        with np.load(here.parent / "player.npz") as a, np.load(folder.parent / "player.npz") as b:
+            assert all(np.array_equal(a[k], b[k]) for k in a.files if k != "meta")
 
 
 def test_an_interrupted_ray_run_keeps_and_reports_the_finished_chunks(cluster, monkeypatch):
