@@ -333,6 +333,11 @@ def chunk_task(game: str, options: dict[str, Any], lineup: Lineup, plan: list[tu
                start: int, stop: int, k: int, threads: int, records: bool) -> tuple[Table, Clock]:
     """One chunk of a run, as a Ray task (:func:`play_deals_on_ray`): the same games as chunk ``k`` of
     :func:`play_deals`; returns its table and its clock."""
+    import copy
+
+    # Ray hands over the arrays inside agent objects read-only (zero-copy from its object store); an agent
+    # writes into its buffers, so it plays with a copy of its own.
+    lineup = copy.deepcopy(lineup)
     spec = trickenv.make_spec(game, **options)
     deal_arr, dealers = make_deals(spec, seed, start, stop)
     current = Chunk(spec, np.asarray(plan, np.int64), deal_arr, dealers, first_deal=start)

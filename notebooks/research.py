@@ -12,6 +12,13 @@
   ``trickenv.agents.statistics``), ratios and least squares with intervals that
   treat the deal as the independent unit (cluster-robust), and the sentence
   helpers that turn an interval into words.
+- **Findings as data.** :func:`finding` makes one finding (question, game,
+  variant, base players, deals, estimate, 95% CI, p, adjusted p, verdict);
+  :func:`save_findings` adjusts the p-values of a notebook's findings together
+  (Benjamini-Hochberg by default, or Holm: :func:`adjust_p`) and writes
+  ``notebooks/findings/<notebook>.json``; ``python notebooks/research.py
+  findings`` writes ``docs/findings.md``, the table of every file
+  (:func:`findings_markdown`; a test checks that it is current).
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from trickenv.vector import VecEnv
 __all__ = [
     "BUDGET", "SMALL", "budget", "repo_root", "make_players", "model_or_note", "make_deals", "play", "rotations",
     "substitution", "position_means", "trick_play", "mean_ci", "share_ci", "ratio_ci", "ols", "fmt", "verdict", "View", "Timer",
+    "p_from_ci", "adjust_p", "finding", "save_findings", "load_findings", "findings_markdown",
 ]
 
 BUDGET = os.environ.get("TRICKENV_BUDGET", "full").strip().lower() or "full"
@@ -348,3 +356,104 @@ def trick_play(spec, rec: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         leader[:, t], winner[:, t], cards[:, t], seats[:, t] = lead, win, cc, order
         lead = win
     return {"cards": cards, "seats": seats, "leader": leader, "winner": winner}
+
+
+# ======================================================================= findings as data
+
+FINDING_KEYS = ("question", "game", "variant", "base", "deals", "estimate", "ci95", "p", "p_adjusted", "verdict")
+
+
+def p_from_ci(m: float, lo: float, hi: float, deals: int, level: float = 0.95) -> float:
+    """Two-sided p-value of "no difference" for a mean whose Student-t interval over ``deals`` deals is [lo, hi]."""
+    from trickenv.agents.statistics import t_cdf
+
+    q = t_quantile(0.5 + level / 2, deals - 1)
+    se = (hi - lo) / (2 * q)
+    if not se > 0:
+        return 0.0 if m != 0 else 1.0
+    return float(2 * (1 - t_cdf(abs(m) / se, deals - 1)))
+
+
+def adjust_p(p: Sequence[float], method: str = "bh") -> np.ndarray:
+    """p-values adjusted for testing them together: ``"bh"`` (Benjamini-Hochberg, the false discovery rate; scipy)
+    or ``"holm"`` (Holm's step-down, the family-wise error rate)."""
+    p = np.asarray(p, np.float64)
+    if p.size == 0:
+        return p
+    if method == "bh":
+        from scipy.stats import false_discovery_control
+
+        return false_discovery_control(p, method="bh")
+    if method == "holm":
+        order = np.argsort(p)
+        m = len(p)
+        stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
+        out = np.empty(m)
+        out[order] = np.minimum(stepped, 1.0)
+        return out
+    raise ValueError(f"method must be 'bh' or 'holm', got {method!r}")
+
+
+def finding(question: str, game: str, variant: str, base: str, deals: int, m: float, lo: float, hi: float,
+            **extra: Any) -> dict[str, Any]:
+    """One finding: a paired estimate with its 95% CI over ``deals`` deals and its p (adjusted by save_findings)."""
+    return {"question": question, "game": game, "variant": variant, "base": base, "deals": int(deals),
+            "estimate": float(m), "ci95": [float(lo), float(hi)], "p": p_from_ci(m, lo, hi, int(deals)), **extra}
+
+
+def save_findings(notebook: str, findings: list[dict[str, Any]], method: str = "bh",
+                  folder: Path | None = None) -> Path:
+    """Adjust the findings' p-values together, give each its verdict and write ``<folder>/<notebook>.json``.
+
+    Verdict: ``holds`` (adjusted p < 0.05, estimate above 0), ``fails`` (adjusted p < 0.05, below 0), else
+    ``not shown``."""
+    folder = repo_root() / "notebooks" / "findings" if folder is None else Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    adjusted = adjust_p([f["p"] for f in findings], method)
+    out = []
+    for f, q in zip(findings, adjusted):
+        word = "not shown" if q >= 0.05 else ("holds" if f["estimate"] > 0 else "fails")
+        out.append({**f, "p_adjusted": float(q), "adjustment": method, "verdict": word})
+    path = folder / f"{notebook}.json"
+    path.write_text(json.dumps({"notebook": notebook, "findings": out}, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def load_findings(folder: Path | None = None) -> list[dict[str, Any]]:
+    """Every finding of ``notebooks/findings/*.json``, each with its ``notebook``, in file order."""
+    folder = repo_root() / "notebooks" / "findings" if folder is None else Path(folder)
+    out = []
+    for path in sorted(folder.glob("*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        out += [{"notebook": doc["notebook"], **f} for f in doc["findings"]]
+    return out
+
+
+def findings_markdown(folder: Path | None = None) -> str:
+    """``docs/findings.md``: one table row per finding, generated (``python notebooks/research.py findings``)."""
+    rows = load_findings(folder)
+    lines = ["# Findings", "",
+             "Generated from `notebooks/findings/*.json` by `python notebooks/research.py findings`; do not edit.",
+             "Each row is a paired estimate over duplicate deals (the deal is the unit) with its 95% CI; p is",
+             "two-sided, adjusted within its notebook (`adjustment`: Benjamini-Hochberg `bh` or Holm). Verdict:",
+             "*holds* or *fails* when the adjusted p is below 0.05, else *not shown*. `base` names the players the",
+             "effect is measured against: a verdict holds for that base only.", "",
+             "| notebook | question | game | variant | base | deals | estimate [95% CI] | p | adjusted p | verdict |",
+             "|---|---|---|---|---|---:|---|---:|---:|---|"]
+    for f in rows:
+        lo, hi = f["ci95"]
+        lines.append(f"| {f['notebook']} | {f['question']} | {f['game']} | {f['variant']} | {f['base']} | "
+                     f"{f['deals']:,} | {f['estimate']:.3g} [{lo:.3g}, {hi:.3g}] | {f['p']:.2g} | "
+                     f"{f['p_adjusted']:.2g} | {f['verdict']} |")
+    if not rows:
+        lines.append("| (none yet) | | | | | | | | | |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] != ["findings"]:
+        raise SystemExit("usage: python notebooks/research.py findings   (writes docs/findings.md)")
+    (repo_root() / "docs" / "findings.md").write_text(findings_markdown(), encoding="utf-8")
+    print(f"docs/findings.md: {len(load_findings())} findings")

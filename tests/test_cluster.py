@@ -169,3 +169,18 @@ def test_an_interrupted_ray_run_keeps_and_reports_the_finished_chunks(cluster, m
     local = evaluate("koenigrufen", ["pimc:4", "random"], **kw)
     ids = remote.table_data.deal_ids
     assert np.array_equal(remote.table_data.scores, local.table_data.scores[ids])
+
+
+def test_agent_objects_travel_to_the_tasks_as_copies(cluster):
+    """Objects (not names) are sent to each task as they were at the start of the run; deterministic ones give the
+    local result, and a search agent that has played before still plays (Ray's read-only arrays are copied)."""
+    import trickenv
+    from trickenv.agents import make_agent
+
+    spec = trickenv.make_spec("four_tricks")
+    model, rules = make_agent("model", spec, seed=1), make_agent("rules", spec, seed=2)
+    kw = dict(deals=16, seed=4, chunk=4, progress=False, ratings=False)
+    same(evaluate("four_tricks", [model, rules], **kw), evaluate("four_tricks", [model, rules], ray=cluster[0].address, **kw))
+    pimc = make_agent("pimc", spec, seed=3, worlds=2)
+    evaluate("four_tricks", [pimc, rules], **kw)  # its buffers are in use now
+    assert evaluate("four_tricks", [pimc, rules], ray=cluster[0].address, **kw).deals == 16

@@ -81,3 +81,42 @@ def test_research_helpers(monkeypatch):
     coef = research.ols(x, 2 + 3 * x[:, 1] + rng.normal(size=400), np.arange(400) // 2, ["c", "b"])
     assert coef["b"][1] < 3 < coef["b"][2]
     assert research.ratio_ci(np.array([0, 1, 1]), np.array([1, 1, 1]))[1:] == (0.0, 1.0)
+
+
+def test_findings_tools(monkeypatch, tmp_path):
+    """notebooks/research.py: p from an interval, Holm and Benjamini-Hochberg, a findings file and its table."""
+    import numpy as np
+    from scipy.stats import ttest_1samp
+
+    monkeypatch.syspath_prepend(str(NOTEBOOKS))
+    import research
+    from trickenv.agents.statistics import mean_ci
+
+    x = np.random.default_rng(3).normal(0.2, 1.0, 500)
+    m, lo, hi = mean_ci(x)
+    assert abs(research.p_from_ci(m, lo, hi, len(x)) - ttest_1samp(x, 0).pvalue) < 1e-9
+    p = np.array([0.01, 0.04, 0.03, 0.005])
+    assert np.allclose(research.adjust_p(p, "holm"), [0.03, 0.06, 0.06, 0.02])  # 3p, max(2p, prev), ..., 4p
+    assert np.allclose(research.adjust_p(p, "bh"), [0.02, 0.04, 0.04, 0.02])
+    with pytest.raises(ValueError, match="'bh' or 'holm'"):
+        research.adjust_p(p, "bonferroni")
+    found = [research.finding("a helps", "farbwechsel", "standard, 3 players", "rules", 500, m, lo, hi),
+             research.finding("b hurts", "farbwechsel", "standard, 3 players", "rules", 500, -0.001, -0.1, 0.098)]
+    path = research.save_findings("demo", found, folder=tmp_path)
+    rows = research.load_findings(tmp_path)
+    assert path.name == "demo.json" and [r["verdict"] for r in rows] == ["holds", "not shown"]
+    assert all(set(research.FINDING_KEYS) <= set(r) for r in rows)
+    table = research.findings_markdown(tmp_path)
+    assert "| demo | a helps | farbwechsel |" in table and table.count("\n| demo |") == 2
+
+
+def test_docs_findings_is_current():
+    """docs/findings.md is the table of notebooks/findings/*.json (python notebooks/research.py findings)."""
+    sys.path.insert(0, str(NOTEBOOKS))
+    try:
+        import research
+    finally:
+        sys.path.remove(str(NOTEBOOKS))
+    doc = NOTEBOOKS.parent / "docs" / "findings.md"
+    assert doc.read_text(encoding="utf-8") == research.findings_markdown(), \
+        "docs/findings.md is stale: run python notebooks/research.py findings"

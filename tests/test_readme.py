@@ -20,3 +20,12 @@ def test_readme_example_runs(index, capsys):
     namespace: dict = {}
     exec(compile(BLOCKS[index], f"README.md block {index}", "exec"), namespace)
     assert namespace.get("env") is not None or namespace.get("vec") is not None
+
+
+def test_ci_runs_the_readmes_test_command():
+    """`.ci/run` runs the test command the README gives, as written (setup included)."""
+    text = README.read_text(encoding="utf-8")
+    command = next(line for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+                   for line in block.splitlines() if "pytest" in line)
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert command in ci, command
