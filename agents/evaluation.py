@@ -240,6 +240,7 @@ class Lineup:
     names: list[str]
     entries: list[Any]  # a Recipe, or ("object", agent)
     data: dict[str, bytes] = field(default_factory=dict)  # model:PATH -> the file, for nodes without it
+    first: list[Any] | None = None  # chunk 0's agents, made by of() to check them (local runs use them)
 
     @staticmethod
     def of(entries: Sequence[Any], spec: GameSpec, seed: int) -> "Lineup":
@@ -253,12 +254,15 @@ class Lineup:
                 kept.append(entry)
             else:
                 kept.append(("object", agents[i]))
-        return Lineup(names, kept)
+        return Lineup(names, kept, first=agents)
 
     def make(self, spec: GameSpec, k: int) -> list[Any]:
         """Chunk ``k``'s agents."""
         from trickenv.agents import make_agent
 
+        if k == 0 and self.first is not None:
+            first, self.first = self.first, None  # fresh, as make would build them: used once
+            return first
         out = []
         for entry in self.entries:
             if not isinstance(entry, Recipe):
@@ -278,22 +282,15 @@ class Lineup:
             if isinstance(entry, Recipe) and entry.agent.startswith("model:") and entry.agent not in data:
                 with open(entry.agent.partition(":")[2], "rb") as f:
                     data[entry.agent] = f.read()
-        return Lineup(self.names, self.entries, data)
+        return Lineup(self.names, self.entries, data)  # without chunk 0's agents: tasks make their own
 
 
 def _model_from_bytes(spec: GameSpec, data: bytes, seed: int) -> Any:
-    import os
-    import tempfile
-
     from trickenv.agents.policy import PolicyAgent
+    from trickenv.cluster import file_of
 
-    fd, path = tempfile.mkstemp(suffix=".npz")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+    with file_of(data) as path:
         return PolicyAgent(spec, path=path, seed=seed)
-    finally:
-        os.unlink(path)
 
 
 # ======================================================================= play

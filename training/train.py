@@ -556,16 +556,10 @@ def _label_job(job: tuple) -> dict[str, np.ndarray]:
 
 def _label_job_portable(student: bytes, game: str, options: dict[str, Any], *rest: Any) -> dict[str, np.ndarray]:
     """A Ray task's labelling job: ``label_chunk`` with the student's file sent along (``Run._label``)."""
-    import os
-    import tempfile
+    from trickenv.cluster import file_of
 
-    fd, path = tempfile.mkstemp(suffix=".npz")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(student)
+    with file_of(student) as path:
         return label_chunk(game, options, path, *rest)
-    finally:
-        os.unlink(path)
 
 
 def _draw_differences(png_path: str | Path, title: str, xlabel: str,

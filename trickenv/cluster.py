@@ -15,9 +15,10 @@ if set, names a cluster instead); anything else, e.g. ``"HEAD:6379"``, joins tha
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Sequence
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence
 
-__all__ = ["connect", "run_tasks", "MAX_RETRIES"]
+__all__ = ["connect", "run_tasks", "file_of", "MAX_RETRIES"]
 
 MAX_RETRIES = 5  # runs of a task whose worker or node died (Ray's system failures; not the task's own errors)
 
@@ -59,3 +60,17 @@ def run_tasks(fn: Callable[..., Any], jobs: Sequence[tuple], on_result: Callable
         for ref in pending:
             ray.cancel(ref, force=True)
         raise
+
+
+@contextmanager
+def file_of(data: bytes, suffix: str = ".npz") -> Iterator[str]:
+    """A temporary file holding ``data`` (a file sent along with a task), removed afterwards."""
+    import tempfile
+
+    fd, path = tempfile.mkstemp(suffix=suffix)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        yield path
+    finally:
+        os.unlink(path)

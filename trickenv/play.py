@@ -354,12 +354,13 @@ class Table:
             "finished": self.finished,
             "quit": self.quit,
         }
-        mask = self.observation()["action_mask"] if p is not None else np.zeros(spec.num_actions, bool)
+        obs = self.observation() if p is not None else None
+        mask = obs["action_mask"] if obs is not None else np.zeros(spec.num_actions, bool)
         if self.human is not None:
             legal = mask if your_turn else np.zeros_like(mask)
             out["hand"] = [{**self._card_view(c), "legal": bool(legal[c])} for c in self._hand(self.human)]
             out["moves"] = [{"action": a, "text": self.action_text(a)} for a in self.moves(legal) if a >= deck]
-            out["notes"] = (list(spec.turn_notes(spec, decode(spec, self.observation()["observation"])))
+            out["notes"] = (list(spec.turn_notes(spec, decode(spec, obs["observation"])))
                             if your_turn and spec.turn_notes is not None else [])
         if reveal:
             out["hands"] = [[self._card_view(c) for c in self._hand(q)] for q in range(n)]

@@ -32,6 +32,7 @@ import numpy as np
 import trickenv
 from trickenv.engine.layout import PHASE, PH_PLAY, TO_ACT, TRICK_NO
 from trickenv.games.base import GameSpec
+from trickenv.play import MATCH_OPTIONS  # options that make a match of several deals
 
 __all__ = ["RecordSet", "load_records", "record_actions", "replay_frames", "records_document", "FORMAT"]
 
@@ -40,7 +41,6 @@ FORMAT = "trickenv-records"  # the "format" of a records file (trickenv eval --r
 NEEDED = ("dealer", "deal", "played_by", "played_in")
 # Fields that belong to the match, not to the deal: not compared after a replay of the deal alone.
 MATCH_FIELDS = ("game", "round", "totals", "match_over", "winners")
-MATCH_OPTIONS = ("rounds", "win_at", "target_schedule")
 MAX_RECORDS = 100_000
 
 
@@ -191,7 +191,7 @@ def record_actions(game: str, rec: dict[str, np.ndarray], options: dict[str, Any
     """The actions of the deal in ``rec``, in order, found by stepping the engine (see the module doc);
     ValueError where the record leaves the rules (:func:`check_same` is not applied: see replay_frames)."""
     options = dict(options or {})
-    spec = trickenv.make_spec(game, **_play_options(trickenv.make_spec(game, **_tuples(options)), rec, options))
+    spec = trickenv.make_spec(game, **_tuples(options))
     env = trickenv.make(game, illegal_action="raise", **_play_options(spec, rec, options)).unwrapped
     env.reset(options={"deal": rec["deal"], "dealer": int(rec["dealer"])})
 
@@ -200,7 +200,7 @@ def record_actions(game: str, rec: dict[str, np.ndarray], options: dict[str, Any
         env.step(a)
         return env.infos[agent]
 
-    return _replay(spec, rec, env, step)[0]
+    return _replay(env.spec, rec, env, step)[0]
 
 
 def _replay(spec: GameSpec, rec: dict[str, np.ndarray], env: Any,
