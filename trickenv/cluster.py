@@ -57,8 +57,10 @@ def run_tasks(fn: Callable[..., Any], jobs: Sequence[tuple], on_result: Callable
             for ref in done:
                 on_result(index[ref], ray.get(ref))
     except BaseException:
+        # Cooperative cancel (a KeyboardInterrupt in the task): force=True would kill worker processes,
+        # which the cluster then has to replace; a chunk is short, so a running one ends soon either way.
         for ref in pending:
-            ray.cancel(ref, force=True)
+            ray.cancel(ref)
         raise
 
 
