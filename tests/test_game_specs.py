@@ -135,6 +135,7 @@ ALLOWED = {
     ("benchmarks/bench_agents.py", "VARIANTS"): "the benchmark's per-game settings",
     ("benchmarks/search_variants.py", "VARIANTS"): "the benchmark's per-game settings",
     ("benchmarks/bench_cluster.py", "SETTINGS"): "the benchmark's per-game settings",
+    ("benchmarks/bench_peers.py", "TRICKENV"): "the benchmark's per-game settings",
 }
 
 
