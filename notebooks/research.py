@@ -7,7 +7,9 @@
 - **Play.** :func:`play` plays given deals (cards and dealer fixed) with a given
   agent in each seat of each game, on the batched engine, one deal per game, and
   returns the deal records (docs/records.md) in game order. :func:`rotations`
-  and :func:`substitution` build the two duplicate designs the notebooks use.
+  and :func:`substitution` build the two duplicate designs the notebooks use;
+  :class:`Override` and :func:`advice_test` measure a piece of advice at the
+  decisions where it applies, for any game and base player.
 - **Statistics.** Means with Student-t intervals (``mean_ci`` of
   ``trickenv.agents.statistics``), ratios and least squares with intervals that
   treat the deal as the independent unit (cluster-robust), and the sentence
@@ -41,7 +43,7 @@ from trickenv.vector import VecEnv
 
 __all__ = [
     "BUDGET", "SMALL", "budget", "repo_root", "make_players", "model_or_note", "make_deals", "play", "rotations",
-    "substitution", "position_means", "trick_play", "mean_ci", "share_ci", "ratio_ci", "ols", "fmt", "verdict", "View", "Timer",
+    "substitution", "Override", "advice_test", "decompose", "decompose_ci", "position_means", "trick_play", "mean_ci", "share_ci", "ratio_ci", "ols", "fmt", "verdict", "View", "Timer",
     "p_from_ci", "adjust_p", "finding", "save_findings", "load_findings", "findings_markdown",
 ]
 
@@ -145,6 +147,9 @@ def play(spec, deals: np.ndarray, dealers: np.ndarray, agents: Sequence[Any], se
             envs[b] = VecEnv(spec, b, seed=start, threads=threads)
         vec = envs[b]
         obs, mask, player = vec.reset(deals=deals[start:stop], dealers=dealers[start:stop].astype(np.int64))
+        for agent in agents:
+            if hasattr(agent, "offset"):  # Override: the game numbers of its per-deal counts
+                agent.offset = start
         owners = seat_agents[start:stop]
         rows_all = np.arange(b)
         active = np.ones(b, bool)
@@ -221,10 +226,121 @@ def substitution(spec, deals: np.ndarray, dealers: np.ndarray, base: Any, others
     return out
 
 
+class Override:
+    """Plays like ``base`` except where ``rule`` advises a subset of the legal moves (an advice test).
+
+    ``rule(obs, mask)`` (or ``rule(view(spec, obs), mask)`` with ``view``, e.g. :class:`View`) returns a
+    boolean array like ``mask``: the moves the advice allows; a row with none is a position where the advice
+    says nothing. Where the base player's move is among the advised ones, the advice is *followed* and
+    nothing changes; where it is not, the base player chooses again among the advised moves only (the advice
+    decides *whether*, the base player *which*), and the decision is *changed*. A base that answers outside the
+    advised moves (one that reads the phase from the full mask) gets the first advised move.
+
+    Counts per game (game numbers of :func:`play`, which sets ``offset`` for each chunk): ``applied``
+    (positions where the advice said something), ``followed``, ``changed``; call :meth:`counts` with the
+    number of games played. The rule reads only the observation; the engine state reaches only a base
+    that needs it (search agents).
+    """
+
+    needs_state = True  # to learn the game numbers of its rows (``games``)
+
+    def __init__(self, spec, base: Any, rule, name: str = "advice", view=None) -> None:
+        self.spec, self.base, self.rule, self.name, self.view = spec, base, rule, name, view
+        self.offset = 0
+        self._ids: dict[str, list[np.ndarray]] = {"applied": [], "followed": [], "changed": []}
+
+    def act_batch(self, obs, mask, state=None, games=None):
+        act = np.array(act_rows(self.base, obs, mask, state, games), np.int64)
+        advised = np.asarray(self.rule(obs if self.view is None else self.view(self.spec, obs), mask), bool)
+        advised &= np.asarray(mask, bool)
+        applies = advised.any(axis=1)
+        follows = applies & advised[np.arange(len(act)), act]
+        rows = np.flatnonzero(applies & ~follows)
+        if rows.size:
+            sub = None if games is None else np.asarray(games)[rows]
+            act[rows] = act_rows(self.base, obs[rows], advised[rows], state, sub)
+            # A base that reads the phase from the full mask (the rule-based King Calling call) may answer
+            # outside the advised moves: it then gets the first advised one.
+            off = ~advised[rows, np.clip(act[rows], 0, advised.shape[1] - 1)] | (act[rows] < 0)
+            act[rows[off]] = advised[rows[off]].argmax(axis=1)
+        ids = self.offset + (np.arange(len(act)) if games is None else np.asarray(games))
+        for key, hit in (("applied", applies), ("followed", follows), ("changed", applies & ~follows)):
+            self._ids[key].append(ids[hit])
+        return act
+
+    def counts(self, games: int) -> dict[str, np.ndarray]:
+        """``{"applied", "followed", "changed"}``: decisions per game ``0 .. games-1`` (and clears them)."""
+        out = {key: np.bincount(np.concatenate(v) if v else np.zeros(0, np.int64), minlength=games)[:games]
+               for key, v in self._ids.items()}
+        self._ids = {key: [] for key in self._ids}
+        return out
+
+
+def advice_test(spec, deals: np.ndarray, dealers: np.ndarray, base: Any, rule, name: str = "advice",
+                view=None, base_records: dict[str, np.ndarray] | None = None,
+                advised: Any = None) -> dict[str, Any]:
+    """What following ``rule`` is worth to the player ``base`` at the decisions where it applies.
+
+    One-seat substitution on duplicate deals (:func:`substitution`): every deal is played with ``base`` in
+    every seat, and once per seat with :class:`Override` (``base`` + the advice) in that seat. Returns
+
+    - ``effect``: the change of the seat's score per *affected* seat-deal (one where the advice changed at
+      least one of the seat's decisions), ``(mean, lo, hi)``: the sum of the score changes over every seat and
+      deal divided by the number of affected seat-deals, the deal the unit of the interval. Where the advice
+      changed nothing the Override played as ``base`` does, so those seat-deals add only noise, and dividing by
+      the affected ones gives the effect where it bites without selecting on how the game went (dealer-only
+      advice is so measured on the dealer's deals only);
+    - ``effect_all``: the mean change over every seat-deal, ``(mean, lo, hi)``;
+    - ``affected``: the share of seat-deals affected; ``follows``: the share of the decisions where the
+      advice applied at which ``base`` already chose an advised move, ``(share, lo, hi)``;
+    - ``diff [D, n]``, ``counts`` (:meth:`Override.counts`, ``[D, n]`` each), ``deals``, ``base_records``.
+
+    ``advised``: an Override to use (else one is made from ``base``, ``rule``, ``view``).
+    """
+    d, n = len(deals), spec.num_players
+    agent = advised if advised is not None else Override(spec, base, rule, name, view)
+    agent.counts(0)
+    res = substitution(spec, deals, dealers, base, {name: agent}, base_records=base_records)
+    counts = {k: v.reshape(n, d).T for k, v in agent.counts(n * d).items()}  # game s*D + i: seat s, deal i
+    diff = res[name] - res["base"]
+    affected = counts["changed"] > 0
+    out = {"diff": diff, "counts": counts, "deals": d, "base_records": res["records"]["base"]}
+    out["effect"] = (ratio_ci(diff.sum(axis=1), affected.sum(axis=1), rate=False) if affected.any()
+                     else (math.nan, math.nan, math.nan))
+    out["effect_all"] = mean_ci(diff.mean(axis=1))
+    out["affected"] = ratio_ci(affected.sum(axis=1), np.full(d, n), rate=True)
+    applied = counts["applied"].sum(axis=1)
+    out["follows"] = (ratio_ci(counts["followed"].sum(axis=1), applied, rate=True) if applied.any()
+                      else (math.nan, math.nan, math.nan))
+    return out
+
+
+def decompose(y: np.ndarray) -> np.ndarray:
+    """Scores ``y [D, n, k]`` (deal, seat, player k in that seat) -> the shares of their variance explained by
+    the cards (the deal and seat), by the player, and by the rest (interaction and noise)."""
+    h = y.reshape(-1, y.shape[2]).astype(np.float64)
+    grand = h.mean()
+    total = ((h - grand) ** 2).mean()
+    cards = ((h.mean(axis=1) - grand) ** 2).mean()
+    skill = ((h.mean(axis=0) - grand) ** 2).mean()
+    return np.array([cards, skill, total - cards - skill]) / total
+
+
+def decompose_ci(y: np.ndarray, reps: int = 300, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`decompose` with 95% percentile intervals from resampling the deals (``reps`` bootstrap samples)."""
+    rng = np.random.default_rng(seed)
+    boot = np.array([decompose(y[rng.integers(0, len(y), len(y))]) for _ in range(reps)])
+    return decompose(y), np.percentile(boot, 2.5, axis=0), np.percentile(boot, 97.5, axis=0)
+
+
 # ======================================================================= statistics
 
-def ratio_ci(num: np.ndarray, den: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
-    """``sum(num) / sum(den)`` with an interval that treats each entry (a deal) as one independent unit."""
+def ratio_ci(num: np.ndarray, den: np.ndarray, level: float = 0.95,
+             rate: bool | None = None) -> tuple[float, float, float]:
+    """``sum(num) / sum(den)`` with an interval that treats each entry (a deal) as one independent unit.
+
+    ``rate``: keep the interval inside [0, 1] (a share of counts); ``None`` decides from the data (every
+    ``0 <= num <= den``), ``False`` for a ratio of values that are not counts (e.g. score differences)."""
     num, den = np.asarray(num, np.float64), np.asarray(den, np.float64)
     g = len(num)
     r = num.sum() / den.sum()
@@ -233,7 +349,7 @@ def ratio_ci(num: np.ndarray, den: np.ndarray, level: float = 0.95) -> tuple[flo
     se = math.sqrt(g / (g - 1) * ((num - r * den) ** 2).sum()) / den.sum()
     q = t_quantile(0.5 + level / 2, g - 1)
     lo, hi = r - q * se, r + q * se
-    if (num >= 0).all() and (num <= den).all():  # a rate: keep the interval inside [0, 1]
+    if rate or (rate is None and (num >= 0).all() and (num <= den).all()):  # a rate: inside [0, 1]
         lo, hi = max(lo, 0.0), min(hi, 1.0)
     return r, lo, hi
 
@@ -323,7 +439,7 @@ class View:
 
 
 def trick_play(spec, rec: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Replay the tricks of finished Farbwechsel deals from their records.
+    """Replay the tricks of finished deals of any game from their records.
 
     Returns ``cards [G, T, n]`` (the cards of each trick in play order), ``seats
     [G, T, n]`` (who played them), ``leader [G, T]`` and ``winner [G, T]``. The

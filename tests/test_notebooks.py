@@ -20,7 +20,7 @@ pytest.importorskip("ipykernel")
 pytest.importorskip("matplotlib")
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-NAMES = ["quickstart", "agents_benchmark", "trump_changes"]
+NAMES = ["quickstart", "agents_benchmark", "trump_changes", "four_tricks", "king_calling"]
 
 
 def test_every_notebook_is_tested():
@@ -81,6 +81,82 @@ def test_research_helpers(monkeypatch):
     coef = research.ols(x, 2 + 3 * x[:, 1] + rng.normal(size=400), np.arange(400) // 2, ["c", "b"])
     assert coef["b"][1] < 3 < coef["b"][2]
     assert research.ratio_ci(np.array([0, 1, 1]), np.array([1, 1, 1]))[1:] == (0.0, 1.0)
+
+
+def test_advice_tools(monkeypatch):
+    """notebooks/research.py: Override plays the base except where the advice applies, advice_test's estimates,
+    and the variance decomposition."""
+    import numpy as np
+
+    import trickenv
+    from trickenv.agents import make_agent
+
+    monkeypatch.syspath_prepend(str(NOTEBOOKS))
+    import research
+
+    spec = trickenv.make_spec("four_tricks")
+    deals, dealers = research.make_deals(spec, 30, seed=3)
+    rules = make_agent("rules", spec, seed=0)
+    never = research.advice_test(spec, deals, dealers, rules, lambda obs, mask: np.zeros_like(mask), "never")
+    assert not never["diff"].any() and never["affected"][0] == 0 and np.isnan(never["effect"][0])
+    cards = spec.deck
+
+    def lowest(obs, mask):  # the lowest card id, where there is a choice of cards
+        out = np.zeros_like(mask)
+        rows = np.flatnonzero(mask[:, :cards].sum(axis=1) > 1)
+        out[rows, mask[rows, :cards].argmax(axis=1)] = True
+        return out
+
+    class Checked(research.Override):
+        def act_batch(self, obs, mask, state=None, games=None):
+            act = super().act_batch(obs, mask, state, games)
+            advised = lowest(obs, mask)
+            applies = advised.any(axis=1)
+            assert advised[applies, act[applies]].all() and mask[np.arange(len(act)), act].all()
+            return act
+
+    for base in (rules, make_agent("pimc", spec, seed=1, worlds=2)):  # pimc: the search keeps to the advised moves
+        agent = Checked(spec, base, lowest, "lowest")
+        r = research.advice_test(spec, deals[:12], dealers[:12], base, lowest, "lowest", advised=agent)
+        c = r["counts"]
+        assert (c["changed"] == c["applied"] - c["followed"]).all() and c["changed"].sum() > 0
+        affected = (c["changed"] > 0).sum()
+        assert np.isclose(r["effect"][0], r["diff"].sum() / affected)
+        assert np.isclose(r["effect_all"][0], r["diff"].mean())
+        assert np.isclose(r["follows"][0], c["followed"].sum() / c["applied"].sum())
+    assert r["effect"][0] < 0  # always the lowest card is bad play
+
+    # Farbwechsel, a rule on the View: the dealer declares clubs (0) -> applies to the dealer's declarations only
+    fw = trickenv.make_spec("farbwechsel")
+    fdeals, fdealers = research.make_deals(fw, 20, seed=4)
+    frules = make_agent("rules", fw, seed=0)
+
+    def clubs(v, mask):
+        out = np.zeros_like(mask)
+        rows = np.flatnonzero(mask[:, 32:36].any(axis=1) & (v.dealer == 0))
+        out[rows, 32] = True
+        return out
+
+    r = research.advice_test(fw, fdeals, fdealers, frules, clubs, "clubs", view=research.View)
+    dealer_seat = np.arange(3)[None, :] == fdealers[:, None]
+    assert (r["counts"]["applied"] == dealer_seat).all()  # once per deal, by its dealer
+    assert (r["diff"][~dealer_seat] == 0).all()  # elsewhere it never applies, and the rules play as before
+
+    # trick_play replays the tricks of every game: its winners give each seat's trick count
+    for game, options in (("four_tricks", {}), ("four_tricks", {"deck": 52, "trump": "none"}), ("koenigrufen", {})):
+        g_spec = trickenv.make_spec(game, **options)
+        g_deals, g_dealers = research.make_deals(g_spec, 20, seed=2)
+        n = g_spec.num_players
+        g_rec = research.play(g_spec, g_deals, g_dealers, [make_agent("rules", g_spec, seed=0)], np.zeros((20, n), np.int64))
+        tp = research.trick_play(g_spec, g_rec)
+        assert all((np.sum(tp["winner"] == s, axis=1) == g_rec["tricks"][:, s]).all() for s in range(n)), game
+
+    # decompose: scores that are a deal effect plus a player effect have no rest
+    y = (np.arange(50)[:, None, None] % 7 + np.zeros((50, 3, 2)) + np.array([0.0, 2.0])[None, None, :])
+    shares = research.decompose(y)
+    assert np.isclose(shares.sum(), 1) and abs(shares[2]) < 1e-12 and shares[0] > 0 and shares[1] > 0
+    est, lo, hi = research.decompose_ci(y + np.random.default_rng(0).normal(0, 0.5, y.shape), reps=50)
+    assert (lo <= est + 1e-12).all() and (est <= hi + 1e-12).all()
 
 
 def test_findings_tools(monkeypatch, tmp_path):
