@@ -545,6 +545,11 @@ def load_findings(folder: Path | None = None) -> list[dict[str, Any]]:
     return out
 
 
+def p_text(p: float) -> str:
+    """A p-value for a table: two digits, or ``< 1e-15`` where it is below what a double resolves near 1."""
+    return "< 1e-15" if p < 1e-15 else f"{p:.2g}"
+
+
 def findings_markdown(folder: Path | None = None) -> str:
     """``docs/findings.md``: one table row per finding, generated (``python notebooks/research.py findings``)."""
     rows = load_findings(folder)
@@ -559,8 +564,8 @@ def findings_markdown(folder: Path | None = None) -> str:
     for f in rows:
         lo, hi = f["ci95"]
         lines.append(f"| {f['notebook']} | {f['question']} | {f['game']} | {f['variant']} | {f['base']} | "
-                     f"{f['deals']:,} | {f['estimate']:.3g} [{lo:.3g}, {hi:.3g}] | {f['p']:.2g} | "
-                     f"{f['p_adjusted']:.2g} | {f['verdict']} |")
+                     f"{f['deals']:,} | {f['estimate']:.3g} [{lo:.3g}, {hi:.3g}] | {p_text(f['p'])} | "
+                     f"{p_text(f['p_adjusted'])} | {f['verdict']} |")
     if not rows:
         lines.append("| (none yet) | | | | | | | | | |")
     return "\n".join(lines) + "\n"

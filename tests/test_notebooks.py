@@ -182,6 +182,7 @@ def test_findings_tools(monkeypatch, tmp_path):
     rows = research.load_findings(tmp_path)
     assert path.name == "demo.json" and [r["verdict"] for r in rows] == ["holds", "not shown"]
     assert all(set(research.FINDING_KEYS) <= set(r) for r in rows)
+    assert research.p_text(0.0) == "< 1e-15" and research.p_text(0.0123) == "0.012"
     table = research.findings_markdown(tmp_path)
     assert "| demo | a helps | farbwechsel |" in table and table.count("\n| demo |") == 2
 
