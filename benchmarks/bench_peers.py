@@ -137,6 +137,11 @@ def trickenv_batched(game: str, options: dict, batch: int, seconds: float) -> fl
 
 def trickenv_aec(game: str, options: dict, seconds: float) -> tuple[float, int]:
     env = trickenv.make(game, **options)
+    return aec_games(env, seconds)
+
+
+def aec_games(env, seconds: float) -> tuple[float, int]:
+    """Random legal play in a PettingZoo AEC env (trickenv's or a peer's), as :func:`timed_games` measures it."""
     env.reset(seed=0)
 
     def play_one(policy: Policy) -> int:
@@ -250,22 +255,7 @@ def pettingzoo_loop(module: str) -> Callable[[float], tuple[float, int]]:
     def run(seconds: float) -> tuple[float, int]:
         import importlib
 
-        env = importlib.import_module(f"pettingzoo.classic.{module}").env()
-        env.reset(seed=0)
-
-        def play_one(policy: Policy) -> int:
-            env.reset()
-            n = 0
-            for agent in env.agent_iter():
-                obs, _, term, trunc, _ = env.last()
-                if term or trunc:
-                    env.step(None)
-                    continue
-                env.step(int(policy(obs["action_mask"])))
-                n += 1
-            return n
-
-        return timed_games(play_one, Policy(np.flatnonzero), seconds)
+        return aec_games(importlib.import_module(f"pettingzoo.classic.{module}").env(), seconds)
 
     return run
 
