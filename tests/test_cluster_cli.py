@@ -31,8 +31,9 @@ def free_port() -> int:
 def test_eval_against_a_ray_start_head_equals_the_local_run(tmp_path):
     ray_cmd = shutil.which("ray") or str(Path(sys.executable).parent / "ray")
     port = free_port()
-    env = {**os.environ, "RAY_AUTH_MODE": "token"}
+    env = dict(os.environ)
     env.pop("RAY_ADDRESS", None)
+    env.pop("RAY_AUTH_MODE", None)  # the command as a user types it: trickenv finds the head's token itself
     head = subprocess.Popen([ray_cmd, "start", "--head", f"--port={port}", "--num-cpus=2", "--include-dashboard=false",
                              "--disable-usage-stats", "--block"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, env=env)
@@ -59,3 +60,37 @@ def test_eval_against_a_ray_start_head_equals_the_local_run(tmp_path):
             head.wait(60)
         except subprocess.TimeoutExpired:
             head.kill()
+
+
+def test_token_auth_is_asked_for_when_a_token_exists(tmp_path, monkeypatch):
+    from trickenv.cluster import token_auth_if_available
+
+    token = tmp_path / "auth_token"
+    monkeypatch.delenv("RAY_AUTH_TOKEN", raising=False)
+    monkeypatch.setenv("RAY_AUTH_TOKEN_PATH", str(token))
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    token_auth_if_available()
+    assert "RAY_AUTH_MODE" not in os.environ  # no token: Ray's default
+    token.write_text("x" * 32)
+    token_auth_if_available()
+    assert os.environ["RAY_AUTH_MODE"] == "token"
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    token_auth_if_available()
+    assert os.environ["RAY_AUTH_MODE"] == "disabled"  # the user's choice stands
+
+
+def test_a_cluster_that_cannot_be_joined_is_a_clear_error(monkeypatch):
+    # Ray itself takes minutes to give up on an address with nothing behind it; its ConnectionError is
+    # raised here at once to check what trickenv makes of it.
+    import ray
+
+    from trickenv import cluster
+
+    def refuse(*args, **kwargs):
+        raise ConnectionError("Failed to connect to Ray cluster at 10.0.0.9:6379")
+
+    monkeypatch.setenv("RAY_AUTH_MODE", "token")  # restored afterwards (connect may set it)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", refuse)
+    with pytest.raises(ConnectionError, match=r"could not join the Ray cluster at '10.0.0.9:6379'.*ray start --head"):
+        cluster.connect("10.0.0.9:6379")
