@@ -257,6 +257,29 @@ def test_double_farbwechsel_jacks_switch():
     assert fw.make_spec(switch_ranks=["J", "Q"]).options["switch_ranks"] == ("Q", "J")
 
 
+def test_no_switching_control_variant():
+    """switch_ranks=(): queens are plain cards; the dealer's trump holds for the whole deal."""
+    opts = {"switch_ranks": ()}
+    env = reset(opts, deal=DEAL_B)
+    events = play(env, ["trump D", "QC", "QH", "JC"])
+    assert trump_now(env) == D and events[-1] == []
+    assert state(env).s[0, fw.CHANGES] == 0 and state(env).s[0, fw.SWITCH_CARDS] == 0
+    assert fw.make_spec(switch_ranks=[]).options["switch_ranks"] == ()
+    # Whole deals on the batched engine: no change, every trick under the declared trump.
+    vec = trickenv.VecEnv(trickenv.make_spec("farbwechsel", switch_ranks=()), 64, seed=5)
+    obs, mask, _ = vec.reset()
+    rng = np.random.default_rng(0)
+    seen = 0
+    while seen < 64:
+        obs, mask, _, _, _ = vec.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+        if not vec.deal_end.any():
+            continue
+        rec = vec.deal_records()
+        seen += len(rec["game"])
+        assert (rec["trump_changes"] == 0).all()
+        assert (rec["trick_trump"] == rec["trick_trump"][:, :1]).all()
+
+
 def test_cycle_two_queens_move_two_steps():
     opts = {"switch_mode": "cycle"}
     env = reset(opts, deal=DEAL_B)
@@ -709,6 +732,7 @@ class Referee:
        variant=st.sampled_from([{}, {"ranking": "natural"}, {"ranking": "trump_ten"},
                                 {"ranking": "trump_ten", "num_players": 4},
                                 {"ranking": "trump_ten", "switch_ranks": ("Q", "J")},
+                                {"switch_ranks": ()},
                                 {"ranking": "trump_ten", "switch_mode": "cycle"},
                                 {"num_players": 4, "switch_ranks": ("Q", "J"), "switch_mode": "cycle"}]))
 def test_random_games_match_referee(seed, variant):

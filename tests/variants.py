@@ -17,6 +17,7 @@ ALL_VARIANTS = [
     ("farbwechsel", {"ranking": "natural"}),
     ("farbwechsel", {"ranking": "trump_ten"}),
     ("farbwechsel", {"switch_ranks": ("Q", "J")}),
+    ("farbwechsel", {"switch_ranks": ()}),
     ("farbwechsel", {"switch_mode": "cycle"}),
     ("farbwechsel", {"num_players": 4}),
     ("farbwechsel", {"num_players": 4, "partnership": True}),

@@ -10,8 +10,9 @@ Options (allowed values, [default]):
   "skat" A > 10 > K > Q > J > 9 > 8 > 7 in every suit; "natural" A > K > Q > J
   > 10 > ...; "trump_ten" natural except in the trump suit, where the 10 ranks
   just below the ace.
-- ``switch_ranks`` ("Q",) | ("Q", "J") [("Q",)]: the ranks whose cards change
-  trump (with the jacks: Double Farbwechsel).
+- ``switch_ranks`` ("Q",) | ("Q", "J") | () [("Q",)]: the ranks whose cards change
+  trump (with the jacks: Double Farbwechsel; none: a control variant in which the
+  dealer's trump stays, to measure what the switching power is worth).
 - ``switch_mode`` "last_suit" | "cycle" ["last_suit"]: the suit of the trick's
   last switching card becomes trump, or each switching card moves trump one
   suit along C, S, H, D (Fixed Farbwechsel).
@@ -91,7 +92,7 @@ NAME = "farbwechsel"
 COMPILE_LABEL = "the Farbwechsel kernels"  # trickenv.engine.first_run
 RANKINGS = ("skat", "natural", "trump_ten")
 SWITCH_MODES = ("last_suit", "cycle")
-SWITCH_RANKS = (("Q",), ("Q", "J"))
+SWITCH_RANKS = (("Q",), ("Q", "J"), ())  # (): nothing switches (a control for research)
 DECK = 32
 RANKS = 8
 MAX_POINTS = 120  # card points in the deck
@@ -414,8 +415,8 @@ def _check_partnership(name: str, value: Any, opts: OptionValues) -> bool:
 
 
 def _check_switch_ranks(name: str, value: Any, opts: OptionValues) -> tuple[str, ...]:
-    """Normalise switch_ranks to ("Q",) or ("Q", "J"), else raise ValueError."""
-    allowed = "('Q',) or ('Q', 'J')"
+    """Normalise switch_ranks to ("Q",), ("Q", "J") or (), else raise ValueError."""
+    allowed = "('Q',), ('Q', 'J') or () (no card switches)"
     if isinstance(value, str) or not isinstance(value, (tuple, list)):
         raise ValueError(f"switch_ranks must be {allowed}, got {value!r}")
     if any(not isinstance(v, str) for v in value) or len(set(value)) != len(value):
@@ -441,7 +442,8 @@ OPTIONS = (
            'the card order: "skat" A > 10 > K > Q > J > 9 > 8 > 7 in every suit; "natural" A > K > Q > J > 10 > ...; '
            '"trump_ten" natural except in the trump suit, where the 10 ranks just below the ace.', one_of(*RANKINGS)),
     Option("switch_ranks", SWITCH_RANKS[0], " | ".join(map(literal, SWITCH_RANKS)),
-           "the ranks whose cards change trump (with the jacks: Double Farbwechsel).", _check_switch_ranks),
+           "the ranks whose cards change trump (with the jacks: Double Farbwechsel; (): none, the dealer's trump "
+           "stays, a control variant for measuring what switching is worth).", _check_switch_ranks),
     Option("switch_mode", "last_suit", " | ".join(map(literal, SWITCH_MODES)),
            "the suit of the trick's last switching card becomes trump, or each switching card moves trump one suit "
            "along C, S, H, D (Fixed Farbwechsel).", one_of(*SWITCH_MODES)),
