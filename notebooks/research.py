@@ -9,7 +9,9 @@
   returns the deal records (docs/records.md) in game order. :func:`rotations`
   and :func:`substitution` build the two duplicate designs the notebooks use;
   :class:`Override` and :func:`advice_test` measure a piece of advice at the
-  decisions where it applies, for any game and base player.
+  decisions where it applies, for any game and base player; :func:`advice_values`
+  reads what a search agent values following each rule at, at those decisions
+  (:class:`ValueProbe`), many rules in one run.
 - **Statistics.** Means with Student-t intervals (``mean_ci`` of
   ``trickenv.agents.statistics``), ratios and least squares with intervals that
   treat the deal as the independent unit (cluster-robust), and the sentence
@@ -43,7 +45,7 @@ from trickenv.vector import VecEnv
 
 __all__ = [
     "BUDGET", "SMALL", "budget", "repo_root", "make_players", "model_or_note", "make_deals", "play", "rotations",
-    "substitution", "Override", "advice_test", "decompose", "decompose_ci", "position_means", "trick_play", "mean_ci", "share_ci", "ratio_ci", "ols", "fmt", "verdict", "View", "Timer",
+    "substitution", "Override", "advice_test", "ValueProbe", "advice_values", "values_markdown", "decompose", "decompose_ci", "position_means", "trick_play", "mean_ci", "share_ci", "ratio_ci", "ols", "fmt", "verdict", "View", "Timer",
     "p_from_ci", "adjust_p", "finding", "save_findings", "load_findings", "findings_markdown",
 ]
 
@@ -313,6 +315,115 @@ def advice_test(spec, deals: np.ndarray, dealers: np.ndarray, base: Any, rule, n
     out["follows"] = (ratio_ci(counts["followed"].sum(axis=1), applied, rate=True) if applied.any()
                       else (math.nan, math.nan, math.nan))
     return out
+
+
+class ValueProbe:
+    """Plays as ``searcher`` and reads, at every decision, what the search values following each rule at.
+
+    ``searcher``: an agent with ``search_batch`` (``search``, ``pimc``), which returns the searched mean value of
+    every legal action (the seat's deal score over the sampled worlds, plus the game's tie-break). ``rules``:
+    ``{name: rule}``, each ``rule(obs, mask)`` (or ``rule(view(spec, obs), mask)``) as for :class:`Override`. A
+    rule *applies* where it allows some legal moves and forbids others, and every legal move was searched
+    (forced moves and the decisions a search leaves to the rule-based agent carry no values). There the probe
+    records the value of the best advised move minus the best other one (above 0: the search would rather
+    follow the advice), whether the searcher's own move is an advised one, the seat and the tricks completed.
+    The searcher's moves are played, so one run over the deals measures every rule at once.
+    """
+
+    needs_state = True
+
+    def __init__(self, spec, searcher: Any, rules: dict[str, Any], view=None) -> None:
+        if not hasattr(searcher, "search_batch"):
+            raise TypeError(f"searcher must have search_batch (a search agent such as search or pimc), "
+                            f"got {type(searcher).__name__}")
+        self.spec, self.searcher, self.rules, self.view = spec, searcher, dict(rules), view
+        self.offset = 0  # set by play() for each chunk: game numbers of the rows
+        self._seen: dict[str, list[np.ndarray]] = {name: [] for name in self.rules}
+
+    def act_batch(self, obs, mask, state=None, games=None):
+        from trickenv.engine.layout import TO_ACT, TRICK_NO
+
+        if state is None or games is None:
+            raise ValueError("ValueProbe needs the engine state: act_batch(obs, mask, state=..., games=rows)")
+        games = np.asarray(games, np.int64)
+        out, values = self.searcher.search_batch(obs, mask, state, games)
+        mask = np.asarray(mask, bool)
+        searched = ~(mask & np.isnan(values)).any(axis=1) & (mask.sum(axis=1) > 1)
+        seen = obs if self.view is None else self.view(self.spec, obs)
+        ids = self.offset + games
+        seat = state.s[games, TO_ACT].astype(np.int64)
+        trick = state.s[games, TRICK_NO].astype(np.int64)
+        for name, rule in self.rules.items():
+            advised = np.asarray(rule(seen, mask), bool) & mask
+            other = mask & ~advised
+            rows = np.flatnonzero(searched & advised.any(axis=1) & other.any(axis=1))
+            if rows.size == 0:
+                continue
+            v = values[rows].astype(np.float64)
+            gain = np.where(advised[rows], v, -np.inf).max(axis=1) - np.where(other[rows], v, -np.inf).max(axis=1)
+            follows = advised[rows, out[rows]].astype(np.float64)
+            self._seen[name].append(np.stack([ids[rows], seat[rows], trick[rows], gain, follows], axis=1))
+        return out
+
+    def positions(self, name: str) -> dict[str, np.ndarray]:
+        """Every position where rule ``name`` applied: ``game``, ``seat``, ``trick`` (tricks completed),
+        ``gain`` (best advised minus best other value) and ``follows`` (0/1), one entry per position."""
+        rows = np.concatenate(self._seen[name]) if self._seen[name] else np.zeros((0, 5))
+        return {"game": rows[:, 0].astype(np.int64), "seat": rows[:, 1].astype(np.int64),
+                "trick": rows[:, 2].astype(np.int64), "gain": rows[:, 3], "follows": rows[:, 4]}
+
+
+def advice_values(spec, deals: np.ndarray, dealers: np.ndarray, searcher: Any, rules: dict[str, Any],
+                  view=None, by: str = "trick") -> dict[str, dict[str, Any]]:
+    """What ``searcher`` (a search agent) values following each rule at, where the rule applies (:class:`ValueProbe`).
+
+    The deals are played with ``searcher`` in every seat; at every position where a rule applies the searched
+    value of its best advised move minus that of the best other move is read. Per rule:
+
+    - ``value``: the mean of that difference per position, ``(mean, lo, hi)``, the deal the unit of the
+      interval (positions of one deal are not independent); above 0 the search prefers following the advice;
+    - ``follows``: the share of those positions where the searcher played an advised move, ``(share, lo, hi)``;
+    - ``prefers``: the share of positions where the best advised move is valued higher than every other one;
+    - ``positions`` (count), ``deals_with`` (deals with at least one), ``by_trick`` (``{tricks completed:
+      (mean, lo, hi, positions)}``, ``by="trick"``), ``raw`` (:meth:`ValueProbe.positions`).
+
+    The values are the search's own estimates over its sampled worlds, not outcomes: they say what the search
+    thinks the advice is worth where it applies, a reading one advice test per rule (:func:`advice_test`)
+    would need a substitution run for. ``deals`` plays the deals once, whatever the number of rules.
+    """
+    d, n = len(deals), spec.num_players
+    probe = ValueProbe(spec, searcher, rules, view)
+    play(spec, deals, dealers, [probe], np.zeros((d, n), np.int64))
+    out: dict[str, dict[str, Any]] = {}
+    nan3 = (math.nan, math.nan, math.nan)
+    for name in probe.rules:
+        pos = probe.positions(name)
+        count = np.bincount(pos["game"], minlength=d).astype(np.float64)
+        res: dict[str, Any] = {"positions": int(len(pos["gain"])), "deals_with": int((count > 0).sum()), "raw": pos}
+        if len(pos["gain"]):
+            res["value"] = ratio_ci(np.bincount(pos["game"], pos["gain"], minlength=d), count, rate=False)
+            res["follows"] = ratio_ci(np.bincount(pos["game"], pos["follows"], minlength=d), count, rate=True)
+            res["prefers"] = ratio_ci(np.bincount(pos["game"], (pos["gain"] > 0).astype(np.float64), minlength=d),
+                                      count, rate=True)
+        else:
+            res["value"] = res["follows"] = res["prefers"] = nan3
+        if by == "trick":
+            res["by_trick"] = {}
+            for t in np.unique(pos["trick"]):
+                sel = pos["trick"] == t
+                c = np.bincount(pos["game"][sel], minlength=d).astype(np.float64)
+                g = np.bincount(pos["game"][sel], pos["gain"][sel], minlength=d)
+                res["by_trick"][int(t)] = (*ratio_ci(g, c, rate=False), int(sel.sum()))
+        out[name] = res
+    return out
+
+
+def values_markdown(values: dict[str, dict[str, Any]], digits: int = 2, player: str = "search") -> str:
+    """A markdown table of :func:`advice_values`' results: positions, how often ``player`` follows, the value."""
+    rows = [f"| {name} | {r['positions']:,} | {fmt(*r['follows'], 0, pct=True)} | {fmt(*r['value'], digits)} | "
+            f"{fmt(*r['prefers'], 0, pct=True)} |" for name, r in values.items()]
+    return (f"| advice | positions where it applies | {player} follows | searched value of following (per position) "
+            f"| positions where following is valued best |\n|---|---:|---:|---:|---:|\n" + "\n".join(rows))
 
 
 def decompose(y: np.ndarray) -> np.ndarray:

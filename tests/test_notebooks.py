@@ -142,6 +142,42 @@ def test_advice_tools(monkeypatch):
     assert (r["counts"]["applied"] == dealer_seat).all()  # once per deal, by its dealer
     assert (r["diff"][~dealer_seat] == 0).all()  # elsewhere it never applies, and the rules play as before
 
+    # advice_values: the search's values of following a rule and of its complement are opposite at the same
+    # positions; the probe plays the searcher's own moves (the records equal the searcher's self-play).
+    def first_card(obs, mask):
+        out = np.zeros_like(mask)
+        rows = np.flatnonzero(mask[:, :cards].sum(axis=1) > 1)
+        out[rows, mask[rows, :cards].argmax(axis=1)] = True
+        return out
+
+    def other_cards(obs, mask):
+        out = np.zeros_like(mask)
+        rows = np.flatnonzero(mask[:, :cards].sum(axis=1) > 1)
+        out[rows, :cards] = mask[rows, :cards]
+        out[rows, mask[rows, :cards].argmax(axis=1)] = False
+        return out
+
+    rules4 = {"first": first_card, "others": other_cards, "everything": lambda obs, mask: mask}
+    vals = research.advice_values(spec, deals[:6], dealers[:6], make_agent("search", spec, seed=2, worlds=4), rules4)
+    a, b = vals["first"]["raw"], vals["others"]["raw"]
+    assert vals["first"]["positions"] > 20 and vals["everything"]["positions"] == 0  # "everything" forbids nothing
+    for key in ("game", "seat", "trick"):
+        assert (a[key] == b[key]).all()
+    assert np.allclose(a["gain"], -b["gain"]) and (a["follows"] + b["follows"] == 1).all()
+    assert (a["follows"][a["gain"] > 0] == 1).all() and (a["follows"][a["gain"] < 0] == 0).all()  # it plays its argmax
+    assert np.isclose(vals["first"]["value"][0], a["gain"].mean())
+    assert sum(v[3] for v in vals["first"]["by_trick"].values()) == len(a["gain"])
+    assert vals["first"]["value"][0] < 0  # the lowest card id is rarely the best card
+    own = research.play(spec, deals[:6], dealers[:6], [make_agent("search", spec, seed=2, worlds=4)], np.zeros((6, 3), np.int64))
+    again = research.advice_values(spec, deals[:6], dealers[:6], make_agent("search", spec, seed=2, worlds=4),
+                                   {"first": first_card})
+    assert np.array_equal(again["first"]["raw"]["gain"], a["gain"])
+    probe = research.ValueProbe(spec, make_agent("search", spec, seed=2, worlds=4), {"first": first_card})
+    rec = research.play(spec, deals[:6], dealers[:6], [probe], np.zeros((6, 3), np.int64))
+    assert np.array_equal(rec["scores"], own["scores"]) and np.array_equal(rec["played_in"], own["played_in"])
+    with pytest.raises(TypeError, match="search_batch"):
+        research.ValueProbe(spec, rules, {"first": first_card})
+
     # trick_play replays the tricks of every game: its winners give each seat's trick count
     for game, options in (("four_tricks", {}), ("four_tricks", {"deck": 52, "trump": "none"}), ("koenigrufen", {})):
         g_spec = trickenv.make_spec(game, **options)
@@ -197,3 +233,22 @@ def test_docs_findings_is_current():
     doc = NOTEBOOKS.parent / "docs" / "findings.md"
     assert doc.read_text(encoding="utf-8") == research.findings_markdown(), \
         "docs/findings.md is stale: run python notebooks/research.py findings"
+
+
+def test_findings_cover_every_game_with_strong_players():
+    """The stored findings: every game, and at least 20 measured with a strong player (pimc, search, a trained
+    model) as the base on 1,000 or more deals, each with its interval and adjusted p."""
+    import json
+
+    strong = []
+    games = set()
+    for path in sorted((NOTEBOOKS / "findings").glob("*.json")):
+        for f in json.loads(path.read_text(encoding="utf-8"))["findings"]:
+            games.add(f["game"])
+            lo, hi = f["ci95"]
+            assert lo <= f["estimate"] <= hi and 0 <= f["p_adjusted"] <= 1, f["question"]
+            if f["deals"] >= 1000 and any(name in f["base"] for name in ("pimc", "search", "model")):
+                strong.append(f)
+    assert games == {"farbwechsel", "koenigrufen", "four_tricks"}
+    assert len(strong) >= 20, len(strong)
+    assert any(f["base"].startswith("search") for f in strong)  # the strongest player is among the bases
