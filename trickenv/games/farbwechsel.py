@@ -11,8 +11,8 @@ Options (allowed values, [default]):
   > 10 > ...; "trump_ten" natural except in the trump suit, where the 10 ranks
   just below the ace.
 - ``switch_ranks`` ("Q",) | ("Q", "J") | () [("Q",)]: the ranks whose cards change
-  trump (with the jacks: Double Farbwechsel; none: a control variant in which the
-  dealer's trump stays, to measure what the switching power is worth).
+  trump (with the jacks: Double Farbwechsel; (): none, the dealer's trump stays, a
+  control variant for measuring what switching is worth).
 - ``switch_mode`` "last_suit" | "cycle" ["last_suit"]: the suit of the trick's
   last switching card becomes trump, or each switching card moves trump one
   suit along C, S, H, D (Fixed Farbwechsel).
