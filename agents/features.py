@@ -64,6 +64,17 @@ class Features:
             off += b.size
         raise KeyError(offset)
 
+    def matrix(self) -> np.ndarray:
+        """The map as a matrix ``[obs_size, size]``: ``Features(spec)(obs) == obs @ matrix()`` (it is linear), so
+        a network's first layer can take the observation directly (``matrix() @ W1``)."""
+        m = np.zeros((self.spec.obs_size, self.size), np.float32)
+        m[self._keep, np.arange(len(self._keep))] = 1.0
+        col = len(self._keep)
+        for offset, size, weights in self._counts:
+            m[offset:offset + size, col:col + weights.shape[1]] = weights
+            col += weights.shape[1]
+        return m
+
     def __call__(self, obs: np.ndarray) -> np.ndarray:
         """Features ``[B, size]`` float32 of observations ``[B, obs_size]`` (or one row)."""
         x = np.asarray(obs)

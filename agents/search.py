@@ -11,7 +11,13 @@ each world:
 - earlier, by playing the rest of the deal out with the ``rollout`` policy (the
   rule-based agent) *until* the endgame starts, and solving the position reached.
 
-The action with the best mean over the worlds is played. With ``solve_tricks`` at the
+The action with the best mean over the worlds is played. ``inference`` says how the worlds
+are drawn: uniformly (``"none"``), weighted by a card-location model (``"cards"``), or by the
+likelihood of the other seats' moves so far under a policy, replayed in every world
+(``"policy"``, :mod:`trickenv.agents.inference`; with a pool of ``inference_pool x worlds``
+worlds from which ``worlds`` are drawn by weight). The game's default is
+``GameSpec.search_agent_inference`` (Farbwechsel: ``"policy"`` with the shipped player where
+it fits the variant). With ``solve_tricks`` at the
 number of tricks in a deal every world is solved from the start (exact PIMC, as GIB and
 Jack search bridge); the defaults (:data:`SOLVE_TRICKS`) are what measured best within
 a few milliseconds a decision (docs/agents.md).
@@ -24,7 +30,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from trickenv.agents.base import make_agent
 from trickenv.agents.card_model import CardModel
+from trickenv.agents.inference import check_policy_inference, history_log_likelihood
 from trickenv.agents.pimc import PIMCAgent, play_until
 from trickenv.engine.layout import PHASE, PH_PLAY, TO_ACT, TRICK_NO
 from trickenv.engine.state import State
@@ -36,8 +44,11 @@ from trickenv.solver import Solver
 # playouts they replace; 4 cost King Calling 6x the time a decision (docs/agents.md).
 SOLVE_TRICKS = 3
 WORLDS = 64  # 16 (pimc's default) measured weaker in every game: docs/agents.md
-# How worlds are weighted: "none" (equally, as pimc) or "cards" (by the learned card-location model).
-INFERENCE = ("none", "cards")
+# How worlds are weighted: "none" (equally, as pimc), "cards" (by the learned card-location model) or
+# "policy" (by the likelihood of the other seats' moves under a policy: trickenv.agents.inference).
+INFERENCE = ("none", "cards", "policy")
+INFERENCE_EPSILON = 0.3  # how often a player is taken to leave the inference policy
+POLICY_POOL = 4  # inference="policy" weighs 4 x worlds worlds and keeps worlds of them by weight
 
 
 class SearchAgent(PIMCAgent):
@@ -48,7 +59,11 @@ class SearchAgent(PIMCAgent):
     ``tiebreak``, ``max_games`` and the state it needs are as for ``pimc``, except that
     ``search`` defaults to ``GameSpec.search_agent_decisions`` where the game sets it
     (Four Tricks with bids: ``"cards"``);
-    ``tt_bits`` sizes the solver's transposition table.
+    ``tt_bits`` sizes the solver's transposition table. ``inference`` (None: the game's
+    ``GameSpec.search_agent_inference``), ``inference_strength`` (the weights' exponent),
+    ``inference_policy`` (an agent name acting from the observation: ``"model"``, ``"rules"``, ``"model:PATH"``),
+    ``inference_epsilon`` (how often a player leaves that policy) and ``inference_pool`` (None: 4 with
+    ``"policy"``, else 1) choose the worlds (module docstring).
     """
 
     name = "search"
@@ -56,7 +71,9 @@ class SearchAgent(PIMCAgent):
     def __init__(self, spec: GameSpec, seed: int | None = None, worlds: int = WORLDS, solve_tricks: int | None = None,
                  rollout: str = "rules", max_games: int = 16384, tiebreak: float | None = None,
                  search: str | None = None, tt_bits: int = 18, opponents: str = "paranoid",
-                 inference: str = "none", inference_strength: float = 1.0, card_model: str | None = None) -> None:
+                 inference: str | None = None, inference_strength: float = 1.0, card_model: str | None = None,
+                 inference_policy: str = "model", inference_epsilon: float = INFERENCE_EPSILON,
+                 inference_pool: int | None = None) -> None:
         if search is None:
             search = spec.search_agent_decisions or spec.search_decisions
         super().__init__(spec, seed=seed, worlds=worlds, rollouts=1, rollout=rollout, max_games=max_games,
@@ -67,20 +84,62 @@ class SearchAgent(PIMCAgent):
         self.solve_tricks = min(int(k), spec.num_tricks)
         self.solver = Solver(spec, tiebreak=self.tiebreak, tt_bits=tt_bits, cards_only=self.search == "cards",
                              opponents=opponents)
+        game_default = inference is None
+        if game_default:
+            inference = spec.search_agent_inference
         if inference not in INFERENCE:
             raise ValueError(f"inference must be one of {', '.join(INFERENCE)}, got {inference!r}")
-        self.inference = inference
+        if inference_pool is None:
+            inference_pool = POLICY_POOL if inference == "policy" else 1
         self.inference_strength = float(inference_strength)
         self.card_model = CardModel(spec, card_model) if inference == "cards" else None
+        if not 0.0 < float(inference_epsilon) < 1.0:
+            raise ValueError(f"inference_epsilon must be between 0 and 1 (exclusive), got {inference_epsilon!r}")
+        if isinstance(inference_pool, bool) or not isinstance(inference_pool, (int, np.integer)) or inference_pool < 1:
+            raise ValueError(f"inference_pool must be a positive integer, got {inference_pool!r}")
+        if inference_pool > 1 and inference == "none":
+            raise ValueError("inference_pool > 1 draws worlds by their weights: it needs inference='cards' or 'policy'")
+        self.inference_epsilon = float(inference_epsilon)
+        self.inference_pool = int(inference_pool)
+        self.inference_policy = None
+        if inference == "policy":
+            check_policy_inference(spec)
+            try:
+                self.inference_policy = make_agent(inference_policy, spec, seed=None if seed is None else seed + 13)
+            except ValueError:
+                if not game_default:
+                    raise
+                # The game's default where no shipped player fits the variant: the worlds stay unweighted.
+                inference, self.inference_pool = "none", 1
+            if getattr(self.inference_policy, "needs_state", False):
+                raise ValueError(f"inference_policy must act from the observation alone, got {inference_policy!r}")
+        self.inference = inference
 
-    def _world_weights(self, state: State, games: np.ndarray, worlds: State) -> np.ndarray | None:
-        """``[len(games), worlds]``, each row summing to 1, from the card-location model; None: equal weights."""
-        w = self.worlds
-        if self.card_model is None:
-            return None
-        logw = self.inference_strength * self.card_model.world_log_weights(state, games, worlds, w)
+    def _worlds(self, state: State, games: np.ndarray, seats: np.ndarray) -> tuple[State, np.ndarray | None]:
+        """Decision i's worlds (rows ``i * worlds ..``) and their weights ``[len(games), worlds]`` (rows
+        summing to 1; None: equal). With ``inference_pool = k > 1``, ``k * worlds`` worlds are weighed and
+        ``worlds`` of them drawn by weight (systematic resampling), which then count equally."""
+        w, k = self.worlds, self.inference_pool
+        seed = self.seed * 1_000_003 + self.decisions
+        worlds = sample_worlds(self.spec, state, games, seats, w * k, seed=seed)
+        if self.inference == "none":
+            return worlds, None
+        if self.card_model is not None:
+            logw = self.card_model.world_log_weights(state, games, worlds, w * k)
+        else:
+            logw = history_log_likelihood(self.spec, state, games, seats, worlds, w * k, self.inference_policy,
+                                          self.inference_epsilon)
+        logw = self.inference_strength * logw
         weights = np.exp(logw - logw.max(axis=1, keepdims=True))
-        return weights / weights.sum(axis=1, keepdims=True)
+        weights /= weights.sum(axis=1, keepdims=True)
+        if k == 1:
+            return worlds, weights
+        # Systematic resampling with one offset per decision, drawn from the decision's seed.
+        offset = np.random.default_rng(seed).random(len(games))
+        points = (offset[:, None] + np.arange(w)[None, :]) / w
+        picks = np.stack([np.minimum(np.searchsorted(np.cumsum(row), pts), w * k - 1)
+                          for row, pts in zip(weights, points)])
+        return worlds.take((np.arange(len(games))[:, None] * (w * k) + picks).reshape(-1)), None
 
     def _endgame(self, state: State, games: np.ndarray) -> np.ndarray:
         """Whether each game is in play with at most ``solve_tricks`` tricks left."""
@@ -90,9 +149,8 @@ class SearchAgent(PIMCAgent):
     def _search(self, state: State, games: np.ndarray, legal: list[np.ndarray]) -> list[np.ndarray]:
         spec, w = self.spec, self.worlds
         seats = state.s[games, TO_ACT].astype(np.int64)
-        worlds = sample_worlds(spec, state, games, seats, w, seed=self.seed * 1_000_003 + self.decisions)
+        worlds, weights = self._worlds(state, games, seats)
         self.decisions += len(games)
-        weights = self._world_weights(state, games, worlds)
         means: list[np.ndarray | None] = [None] * len(games)
         late = self._endgame(state, games)
         # In the endgame, solve every world's every move at once.

@@ -90,7 +90,8 @@ class GameSpec:
       ``solve_kernel``, the game's perfect-information solver (``trickenv.engine.alphabeta``,
       called through :class:`trickenv.solver.Solver`; ``None`` if the game has none);
       ``search_agent_decisions``, the ``search_decisions`` of :class:`trickenv.agents.search.SearchAgent`
-      where it differs from ``pimc``'s (``None``: the same).
+      where it differs from ``pimc``'s (``None``: the same); ``search_agent_inference``, how that agent
+      weighs its worlds by default (``"none"``, ``"cards"`` or ``"policy"``).
     - Privileged observations (:mod:`trickenv.privileged`, for training signals only): the
       common part is every seat's hand and the undealt cards; ``privileged_extra(spec, state,
       games, seats) -> int8 [len(games), privileged_extra_size]`` adds the game's own
@@ -106,6 +107,11 @@ class GameSpec:
       action of game g's seat to act that record ``rec`` implies when it is not simply the card
       that seat played in the current trick (trump, a bid, the call, a declaration), else None;
       ``record_options(spec, rec)`` the options that play that deal alone (a deal of a match).
+    - Inference from the play (:mod:`trickenv.agents.inference`): ``history_actions(spec, info, rows,
+      sim, games)``: for each k, the action that the seat to act in ``sim`` game ``games[k]`` (a replay
+      of the deal) took in ``info`` game ``rows[k]`` (the real deal, as a seat knows it) when that
+      decision is not a card (trump, a bid), else -1; ``None``: the game's other decisions cannot be
+      replayed from what a seat knows (King Calling's call and declarations).
     """
 
     name: str
@@ -151,6 +157,7 @@ class GameSpec:
     side_points: Callable[["GameSpec", dict[str, np.ndarray], np.ndarray], np.ndarray] = seat_points
     solve_kernel: Callable | None = None
     search_agent_decisions: str | None = None
+    search_agent_inference: str = "none"
     seat_metrics: Callable[["GameSpec", dict[str, np.ndarray]], SeatMetrics] = no_seat_metrics
     privileged_extra: Callable[["GameSpec", State, np.ndarray, np.ndarray], np.ndarray] | None = None
     privileged_extra_size: int = 0
@@ -159,6 +166,7 @@ class GameSpec:
     deal_facts: Callable[["GameSpec", dict[str, np.ndarray], Words], list[str]] | None = None
     record_action: Callable[["GameSpec", dict[str, np.ndarray], State, int], int | None] | None = None
     record_options: Callable[["GameSpec", dict[str, np.ndarray]], dict[str, Any]] | None = None
+    history_actions: Callable[["GameSpec", State, np.ndarray, State, np.ndarray], np.ndarray] | None = None
     obs_offsets: dict[str, tuple[int, int]] = field(init=False)
 
     def __post_init__(self) -> None:

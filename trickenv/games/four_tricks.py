@@ -482,7 +482,7 @@ def make_spec(**options: Any) -> GameSpec:
         # The search agent's searched bids measured worse than the rule-based agent's (-0.39 [-0.76, -0.01]
         # a deal over 450 deals, docs/agents.md): with bids, it searches the cards only.
         search_agent_decisions="cards" if bidding else None,
-        record_action=record_action, record_options=record_options,
+        record_action=record_action, record_options=record_options, history_actions=history_actions,
     )
 
 
@@ -580,6 +580,18 @@ def record_action(spec: GameSpec, rec: dict[str, np.ndarray], state: State, g: i
     if s[PHASE] == PH_BID:
         return spec.deck + 4 + int(rec["bids"][int(s[TO_ACT])])
     return None
+
+
+def history_actions(spec: GameSpec, info: State, rows: np.ndarray, sim: State, games: np.ndarray) -> np.ndarray:
+    """The dealer's trump (``TRUMP``, fixed for the deal) and the bids (``BIDS``), all public; else -1 (a card)."""
+    out = np.full(len(games), -1, np.int64)
+    phase = sim.s[games, PHASE]
+    at = phase == PH_TRUMP
+    out[at] = spec.deck + info.s[rows[at], TRUMP]
+    at = phase == PH_BID
+    seat = sim.s[games[at], TO_ACT]
+    out[at] = spec.deck + 4 + info.s[rows[at], BIDS + seat]
+    return out
 
 
 def record_options(spec: GameSpec, rec: dict[str, np.ndarray]) -> dict[str, Any]:
