@@ -40,24 +40,34 @@ def check_policy_inference(spec: GameSpec) -> None:
                          f"history (GameSpec.history_actions); {spec.name} has none. Use inference='none' or 'cards'")
 
 
-class _Logits:
-    """A network policy's logits from the raw observation, its feature map folded into the first layer (one
-    matrix product fewer; equal to ``policy.logits`` up to float rounding, which a likelihood can afford)."""
+class FoldedPolicy:
+    """A network policy whose ``logits`` take the raw observation, its feature map folded into the first layer
+    (one matrix product fewer; equal to the network's logits up to float rounding, which a likelihood can
+    afford). The fold is made once, here."""
 
     def __init__(self, policy: Any) -> None:
         self.policy = policy
+        self.name = policy.name
         self.weights = list(policy.weights)
         if policy.features is not None:
             w, b = self.weights[0]
             self.weights[0] = (policy.features.matrix() @ w, b)
 
-    def __call__(self, obs: np.ndarray) -> np.ndarray:
+    def logits(self, obs: np.ndarray) -> np.ndarray:
         x = obs.astype(np.float32)
         for i, (w, b) in enumerate(self.weights):
             x = x @ w + b
             if i < len(self.weights) - 1:
                 x = self.policy.activation(x)
         return x
+
+
+def likelihood_policy(policy: Any) -> Any:
+    """``policy`` as :func:`history_log_likelihood` asks it: a network (weights and ``logits``) folded once
+    (:class:`FoldedPolicy`); anything else as it is."""
+    if isinstance(policy, FoldedPolicy) or not (hasattr(policy, "weights") and hasattr(policy, "logits")):
+        return policy
+    return FoldedPolicy(policy)
 
 
 def start_rows(spec: GameSpec, worlds: State) -> np.ndarray:
@@ -89,9 +99,11 @@ def history_log_likelihood(spec: GameSpec, state: State, games: np.ndarray, seat
     card_at = np.full((n, spec.num_tricks, 4), -1, np.int64)
     i, c = np.nonzero(info.played_by >= 0)
     card_at[i, info.played_in[i, c], info.played_by[i, c]] = c
-    played = (info.played_by >= 0).sum(axis=1)
     # Where the replay stops: the seat to act at the decision, in its phase, with as many cards played.
-    goal = np.stack([info.s[:, PHASE], info.s[:, TO_ACT], played], axis=1)[owner]
+    goal = np.stack([info.s[:, PHASE], info.s[:, TO_ACT], (info.played_by >= 0).sum(axis=1)], axis=1)[owner]
+    played = np.zeros(b, np.int64)  # cards played so far in each replay
+    policy = likelihood_policy(policy)
+    logits = getattr(policy, "logits", None)
 
     sim = spec.new_state(b)
     obs = np.zeros((b, spec.obs_size), np.int8)
@@ -103,9 +115,8 @@ def history_log_likelihood(spec: GameSpec, state: State, games: np.ndarray, seat
     deal_end = np.zeros(b, np.bool_)
     loglik = np.zeros(b, np.float64)
     keep, leave = np.log1p(-epsilon), np.log(epsilon)
-    logits = _Logits(policy) if hasattr(policy, "logits") and hasattr(policy, "weights") else getattr(policy, "logits", None)
     for _ in range(spec.num_actions * 4):
-        now = np.stack([sim.s[:, PHASE], sim.s[:, TO_ACT], (sim.played_by >= 0).sum(axis=1)], axis=1)
+        now = np.stack([sim.s[:, PHASE], sim.s[:, TO_ACT], played], axis=1)
         active = ~(now == goal).all(axis=1)
         if not active.any():
             return loglik.reshape(n, per)
@@ -133,4 +144,5 @@ def history_log_likelihood(spec: GameSpec, state: State, games: np.ndarray, seat
                                False)
         if bad:
             raise RuntimeError(f"{bad} replayed moves are illegal in their sampled worlds (a bug in the sampler)")
+        played[rows[card]] += 1
     raise RuntimeError("the replays did not reach their decisions")

@@ -32,7 +32,7 @@ import numpy as np
 
 from trickenv.agents.base import make_agent
 from trickenv.agents.card_model import CardModel
-from trickenv.agents.inference import check_policy_inference, history_log_likelihood
+from trickenv.agents.inference import check_policy_inference, history_log_likelihood, likelihood_policy
 from trickenv.agents.pimc import PIMCAgent, play_until
 from trickenv.engine.layout import PHASE, PH_PLAY, TO_ACT, TRICK_NO
 from trickenv.engine.state import State
@@ -105,7 +105,8 @@ class SearchAgent(PIMCAgent):
         if inference == "policy":
             check_policy_inference(spec)
             try:
-                self.inference_policy = make_agent(inference_policy, spec, seed=None if seed is None else seed + 13)
+                self.inference_policy = likelihood_policy(
+                    make_agent(inference_policy, spec, seed=None if seed is None else seed + 13))
             except ValueError:
                 if not game_default:
                     raise
@@ -137,8 +138,9 @@ class SearchAgent(PIMCAgent):
         # Systematic resampling with one offset per decision, drawn from the decision's seed.
         offset = np.random.default_rng(seed).random(len(games))
         points = (offset[:, None] + np.arange(w)[None, :]) / w
-        picks = np.stack([np.minimum(np.searchsorted(np.cumsum(row), pts), w * k - 1)
-                          for row, pts in zip(weights, points)])
+        # Per decision, the number of cumulative weights below each point (searchsorted, for all rows at once).
+        below = (np.cumsum(weights, axis=1)[:, None, :] < points[:, :, None]).sum(axis=2)
+        picks = np.minimum(below, w * k - 1)
         return worlds.take((np.arange(len(games))[:, None] * (w * k) + picks).reshape(-1)), None
 
     def _endgame(self, state: State, games: np.ndarray) -> np.ndarray:
