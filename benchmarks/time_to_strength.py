@@ -37,7 +37,13 @@ def players(run: Path) -> list[tuple[float, Path]]:
     start = max(0.0, minutes[0] - (first["label_seconds"] + first["fit_seconds"]) / 60)  # the warm start's end
     out = [(start, run / "expert" / "student_0.npz")]
     out += [(minutes[i - 1], run / "expert" / f"student_{i}.npz") for i in range(1, rounds)]
-    out.append((minutes[rounds - 1], run / "player.npz"))
+    last = run / "expert" / f"student_{rounds}.npz"  # the last fit (runs before it was kept: player.npz)
+    if int(config["steps"]) > 0:  # PPO followed expert iteration: its player is the last point
+        if not last.exists():
+            raise SystemExit(f"{run}: PPO followed expert iteration but {last} (the player before PPO) is missing")
+        out += [(minutes[rounds - 1], last), (minutes[-1], run / "player.npz")]
+    else:
+        out.append((minutes[rounds - 1], last if last.exists() else run / "player.npz"))
     return out
 
 
@@ -74,7 +80,8 @@ def main() -> None:
         print(f"{minutes:6.1f} min {path.name}: - rules {row['diff']:+.3f}, - pimc {row['pimc_diff']:+.3f}", flush=True)
     from trickenv.training import plot_time_to_strength
 
-    plot_time_to_strength(out, args.png or args.run / "time_to_strength.png", title=f"{game}: expert iteration")
+    title = f"{game}: expert iteration" + (" (last point: after PPO)" if int(config["steps"]) > 0 else "")
+    plot_time_to_strength(out, args.png or args.run / "time_to_strength.png", title=title)
 
 
 if __name__ == "__main__":

@@ -142,8 +142,10 @@ def test_the_time_to_strength_benchmark_evaluates_every_round_and_resumes(tmp_pa
     out = tmp_path / "run"
     Run(tiny(expert_samples=400, expert_chunk=400), out, progress=False).train()
     found = bench.players(out)
-    assert [p.name for _, p in found] == ["student_0.npz", "student_1.npz", "player.npz"]
+    assert [p.name for _, p in found] == ["student_0.npz", "student_1.npz", "student_2.npz"]
     assert [m for m, _ in found] == sorted(m for m, _ in found)
+    with np.load(out / "expert" / "student_2.npz") as a, np.load(out / "player.npz") as b:  # no PPO: the same net
+        assert all(np.array_equal(a[k], b[k]) for k in a.files if k != "meta")
     monkeypatch.setattr(sys, "argv", ["time_to_strength.py", str(out), "--deals", "3", "--seed", "1"])
     bench.main()
     rows = (out / "time_to_strength.csv").read_text().splitlines()
@@ -151,6 +153,24 @@ def test_the_time_to_strength_benchmark_evaluates_every_round_and_resumes(tmp_pa
     assert (out / "time_to_strength.png").exists()
     bench.main()  # everything is there: nothing is evaluated again
     assert len((out / "time_to_strength.csv").read_text().splitlines()) == 4
+
+
+def test_the_time_to_strength_benchmark_shows_ppo_after_the_last_round(tmp_path):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "time_to_strength.py"
+    module_spec = importlib.util.spec_from_file_location("time_to_strength", path)
+    bench = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(bench)
+    out = tmp_path / "run"
+    Run(tiny(expert_samples=400, expert_chunk=400, steps=512, eval_every=256), out, progress=False).train()
+    found = bench.players(out)
+    # the warm start, each round's fit, then the player PPO made from the last fit, later on the clock
+    assert [p.name for _, p in found] == ["student_0.npz", "student_1.npz", "student_2.npz", "player.npz"]
+    assert found[-1][0] >= found[-2][0]
+    with np.load(out / "expert" / "student_2.npz") as a, np.load(out / "player.npz") as b:  # PPO changed the net
+        assert any(not np.array_equal(a[k], b[k]) for k in a.files if k != "meta")
 
 
 def test_the_expert_can_play_its_playouts_with_the_student(tmp_path):

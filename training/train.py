@@ -377,6 +377,9 @@ class Run:
                                           "student_agreed": agree, "label_seconds": t1 - t0,
                                           "fit_seconds": time.perf_counter() - t1, **fit})
             self._expert["iteration"] = i + 1
+            # The student after this fit: the next round's student_{i+1}, and, when PPO follows the last
+            # round, the expert-iteration player before PPO (benchmarks/time_to_strength.py compares both).
+            save_policy(folder / f"student_{i + 1}.npz", policy_weights(self.model), self.meta)
             self.save()
             row = self.record_eval()
             if self.progress:
