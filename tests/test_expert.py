@@ -130,15 +130,22 @@ def test_the_command_line_refuses_bad_expert_flags_clearly(tmp_path):
     assert not (tmp_path / "r" / "checkpoint").exists()
 
 
-def test_the_time_to_strength_benchmark_evaluates_every_round_and_resumes(tmp_path, monkeypatch, capsys):
+def time_to_strength():
+    """benchmarks/time_to_strength.py as a module (benchmarks/ is not a package)."""
     import importlib.util
-    import sys
     from pathlib import Path
 
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "time_to_strength.py"
     module_spec = importlib.util.spec_from_file_location("time_to_strength", path)
     bench = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(bench)
+    return bench
+
+
+def test_the_time_to_strength_benchmark_evaluates_every_round_and_resumes(tmp_path, monkeypatch, capsys):
+    import sys
+
+    bench = time_to_strength()
     out = tmp_path / "run"
     Run(tiny(expert_samples=400, expert_chunk=400), out, progress=False).train()
     found = bench.players(out)
@@ -156,13 +163,7 @@ def test_the_time_to_strength_benchmark_evaluates_every_round_and_resumes(tmp_pa
 
 
 def test_the_time_to_strength_benchmark_shows_ppo_after_the_last_round(tmp_path):
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "time_to_strength.py"
-    module_spec = importlib.util.spec_from_file_location("time_to_strength", path)
-    bench = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(bench)
+    bench = time_to_strength()
     out = tmp_path / "run"
     Run(tiny(expert_samples=400, expert_chunk=400, steps=512, eval_every=256), out, progress=False).train()
     found = bench.players(out)
