@@ -12,6 +12,13 @@ players that is 639 features instead of 996.
 
 ``Features(spec)(obs)`` maps ``[B, obs_size]`` int8 to ``[B, size]`` float32
 with two gathers and one small matrix product, no loop over rows.
+
+``Features(spec, actions=True)`` (a player's ``meta["features"] == "actions"``)
+appends the game's per-card facts (``GameSpec.action_features``: in Four Tricks
+whether a card beats the table now, how many unseen cards outrank it, whether
+it wins the trick for sure), which a network would otherwise have to compose
+from several blocks. They are computed from the observation alone, but they are
+not linear in it: :meth:`Features.matrix` exists only without them.
 """
 
 from __future__ import annotations
@@ -21,13 +28,19 @@ import numpy as np
 from trickenv.games.base import GameSpec
 
 MAX_ONEHOT = 12  # one-hot counts up to this wide stay one-hot
+# A player file's ``meta["features"]``: what its network reads (``"raw"``: the observation as it is).
+FEATURE_SETS = ("compact", "actions", "raw")
 
 
 class Features:
     """The observation -> float features map of one game spec (module docstring)."""
 
-    def __init__(self, spec: GameSpec) -> None:
+    def __init__(self, spec: GameSpec, actions: bool = False) -> None:
+        if actions and spec.action_features is None:
+            raise ValueError(f"{spec.name} has no per-action features (GameSpec.action_features); use the "
+                             f"compact features alone (features='compact')")
         self.spec = spec
+        self.actions = bool(actions)
         keep: list[int] = []
         counts: list[tuple[int, int, int, int]] = []  # (offset, groups, width, one-hot axis) per wide block
         kept_names: list[str] = []
@@ -53,8 +66,10 @@ class Features:
                 weights[g * width:(g + 1) * width, 2 * g] = np.arange(width) / (width - 1)
                 weights[g * width:(g + 1) * width, 2 * g + 1] = 1.0
             self._counts.append((offset, groups * width, weights))
-        self.names = kept_names + count_names  # in the order of the output columns
+        action_names = [f"{fact}:{c}" for fact in spec.action_feature_names for c in range(spec.deck)] if actions else []
+        self.names = kept_names + count_names + action_names  # in the order of the output columns
         self.size = len(self.names)
+        self.linear = not actions
 
     def _shape_of(self, offset: int) -> tuple[int, ...]:
         off = 0
@@ -66,7 +81,10 @@ class Features:
 
     def matrix(self) -> np.ndarray:
         """The map as a matrix ``[obs_size, size]``: ``Features(spec)(obs) == obs @ matrix()`` (it is linear), so
-        a network's first layer can take the observation directly (``matrix() @ W1``)."""
+        a network's first layer can take the observation directly (``matrix() @ W1``). Only without the
+        per-action features, which are not linear."""
+        if not self.linear:
+            raise ValueError("the per-action features are not a linear map of the observation: no matrix")
         m = np.zeros((self.spec.obs_size, self.size), np.float32)
         m[self._keep, np.arange(len(self._keep))] = 1.0
         col = len(self._keep)
@@ -87,5 +105,15 @@ class Features:
         parts = [x[:, self._keep].astype(np.float32)]
         for offset, size, weights in self._counts:
             parts.append(x[:, offset:offset + size].astype(np.float32) @ weights)
+        if self.actions:
+            parts.append(self.spec.action_features(self.spec, x))
         out = np.concatenate(parts, axis=1)
         return out[0] if single else out
+
+
+def features_of(spec: GameSpec, name: str | None) -> Features | None:
+    """The feature map a player file names in ``meta["features"]`` (None: ``"compact"``); None for ``"raw"``."""
+    name = "compact" if name is None else name
+    if name not in FEATURE_SETS:
+        raise ValueError(f"unknown features {name!r}: allowed {', '.join(FEATURE_SETS)}")
+    return None if name == "raw" else Features(spec, actions=name == "actions")

@@ -49,12 +49,15 @@ class FoldedPolicy:
         self.policy = policy
         self.name = policy.name
         self.weights = list(policy.weights)
-        if policy.features is not None:
+        self.features = None
+        if policy.features is not None and policy.features.linear:
             w, b = self.weights[0]
             self.weights[0] = (policy.features.matrix() @ w, b)
+        elif policy.features is not None:  # per-action features are not linear: computed, not folded
+            self.features = policy.features
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
-        x = obs.astype(np.float32)
+        x = self.features(obs) if self.features is not None else obs.astype(np.float32)
         for i, (w, b) in enumerate(self.weights):
             x = x @ w + b
             if i < len(self.weights) - 1:

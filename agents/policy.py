@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from trickenv.agents.base import BatchAgent
-from trickenv.agents.features import Features
+from trickenv.agents.features import features_of
 from trickenv.engine.kernels import seed_states
 from trickenv.games.base import GameSpec
 
@@ -76,7 +76,7 @@ class PolicyAgent(BatchAgent):
             raise ValueError(f"{path} plays {meta.get('game')!r}, not {spec.name!r}")
         if meta.get("options") is not None and meta["options"] != _jsonable(spec.options):
             raise ValueError(f"{path} was trained with options {meta['options']}, the game has {_jsonable(spec.options)}")
-        self.features = Features(spec) if meta.get("features", "compact") == "compact" else None
+        self.features = features_of(spec, meta.get("features"))
         size = self.features.size if self.features is not None else spec.obs_size
         if weights[0][0].shape[0] != size or weights[-1][0].shape[1] != spec.num_actions:
             raise ValueError(f"{path}: network shape {weights[0][0].shape[0]} -> {weights[-1][0].shape[1]} does not fit "
@@ -92,7 +92,7 @@ class PolicyAgent(BatchAgent):
         agent = cls.__new__(cls)
         BatchAgent.__init__(agent, spec)
         agent.path, agent.meta, agent.sample = None, meta, sample
-        agent.features = Features(spec) if meta.get("features", "compact") == "compact" else None
+        agent.features = features_of(spec, meta.get("features"))
         agent.weights = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in weights]
         agent.activation = ACTIVATIONS[meta.get("activation", "relu")]
         agent._rng = np.random.default_rng(0)

@@ -34,6 +34,7 @@ from trickenv.agents.base import make_agent
 from trickenv.agents.card_model import CardModel
 from trickenv.agents.inference import check_policy_inference, history_log_likelihood, likelihood_policy
 from trickenv.agents.pimc import PIMCAgent, play_until
+from trickenv.agents.policy import shipped_model_path
 from trickenv.engine.layout import PHASE, PH_PLAY, TO_ACT, TRICK_NO
 from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
@@ -61,7 +62,8 @@ class SearchAgent(PIMCAgent):
     (Four Tricks with bids: ``"cards"``);
     ``tt_bits`` sizes the solver's transposition table. ``inference`` (None: the game's
     ``GameSpec.search_agent_inference``), ``inference_strength`` (the weights' exponent),
-    ``inference_policy`` (an agent name acting from the observation: ``"model"``, ``"rules"``, ``"model:PATH"``),
+    ``inference_policy`` (an agent name acting from the observation: ``"model"``, ``"rules"``, ``"model:PATH"``;
+    None: the game's ``GameSpec.search_agent_likelihood`` file where it names one, else ``"model"``),
     ``inference_epsilon`` (how often a player leaves that policy) and ``inference_pool`` (None: 4 with
     ``"policy"``, else 1) choose the worlds (module docstring).
     """
@@ -72,7 +74,7 @@ class SearchAgent(PIMCAgent):
                  rollout: str = "rules", max_games: int = 16384, tiebreak: float | None = None,
                  search: str | None = None, tt_bits: int = 18, opponents: str = "paranoid",
                  inference: str | None = None, inference_strength: float = 1.0, card_model: str | None = None,
-                 inference_policy: str = "model", inference_epsilon: float = INFERENCE_EPSILON,
+                 inference_policy: str | None = None, inference_epsilon: float = INFERENCE_EPSILON,
                  inference_pool: int | None = None) -> None:
         if search is None:
             search = spec.search_agent_decisions or spec.search_decisions
@@ -102,6 +104,9 @@ class SearchAgent(PIMCAgent):
         self.inference_epsilon = float(inference_epsilon)
         self.inference_pool = int(inference_pool)
         self.inference_policy = None
+        if inference_policy is None:  # the game's choice (GameSpec.search_agent_likelihood), else its player
+            inference_policy = ("model" if spec.search_agent_likelihood is None
+                                else f"model:{shipped_model_path(spec.search_agent_likelihood)}")
         if inference == "policy":
             check_policy_inference(spec)
             try:

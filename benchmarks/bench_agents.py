@@ -116,7 +116,7 @@ def main() -> None:
         print("| game | agent | batch | deals/s | deals/CPU-s | decisions/s | agent share |")
         print("|---|---|---:|---:|---:|---:|---:|")
         for game in args.games:
-            for name, batch in (("random", args.batch), ("rules", args.batch), ("pimc", 64)):
+            for name, batch in (("random", args.batch), ("rules", args.batch), ("model", args.batch), ("pimc", 64)):
                 deals, cpu, steps, share = self_play(game, {}, name, batch, args.seconds)
                 print(f"| {game} | {name} | {batch} | {deals:,.1f} | {cpu:,.1f} | {steps:,.0f} | {share:.0%} |",
                       flush=True)

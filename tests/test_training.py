@@ -17,6 +17,7 @@ pytest.importorskip("sb3_contrib", reason="the train extra is not installed")  #
 import trickenv  # noqa: E402
 from trickenv.agents import make_agent  # noqa: E402
 from trickenv.agents.evaluation import evaluate  # noqa: E402
+from trickenv.agents.features import Features  # noqa: E402
 from trickenv.agents.policy import PolicyAgent, load_policy, save_policy  # noqa: E402
 from trickenv.single_seat import SeatEnv  # noqa: E402
 from trickenv.training import League, Run, Schedule, SeatVecEnv, TrainConfig, policy_weights  # noqa: E402
@@ -85,11 +86,30 @@ def test_league_schedule_and_snapshots():
     assert np.allclose(np.bincount(picks.ravel(), minlength=4) / picks.size, [0.05, 0.5, 0.15, 0.3], atol=0.01)
 
 
+def test_the_league_schedule_from_the_command_line(tmp_path, capsys):
+    from trickenv.cli import main
+    from trickenv.training.league import parse_schedule
+
+    assert parse_schedule("random=0.15, rules=0.35") == {"rules": 0.35, "latest": 0.30, "older": 0.20, "random": 0.15}
+    for text, message in (("pimc=0.2", "'pimc=0.2' is not NAME=SHARE with NAME one of rules, latest, older, random"),
+                          ("random", "'random' is not NAME=SHARE"), ("random=x", "the share of random must be a number"),
+                          ("random=-1", "random must be a finite number >= 0, got -1.0"),
+                          ("rules=0,random=0", "rules \\+ random must be > 0")):
+        with pytest.raises(ValueError, match=message):
+            parse_schedule(text)
+    with pytest.raises(SystemExit):
+        main(["train", "four_tricks", "--out", str(tmp_path / "R"), "--schedule", "random=-1", "--no-progress"])
+    assert "argument --schedule: schedule: random must be a finite number >= 0" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="schedule: unknown pimc; allowed rules, latest, older, random"):
+        Run(tiny(schedule={"pimc": 0.5}), tmp_path / "R", progress=False)
+    assert not (tmp_path / "R").exists()
+    run = Run(tiny(schedule=parse_schedule("random=0.5")), tmp_path / "S", progress=False)
+    assert np.allclose(run.league.probabilities, [0.5 / 0.95, 0.45 / 0.95])
+
+
 def test_saved_player_round_trip_and_checks(tmp_path):
     spec = trickenv.make_spec("four_tricks")
     rng = np.random.default_rng(0)
-    from trickenv.agents.features import Features
-
     size = Features(spec).size
     weights = [(rng.normal(size=(size, 16)).astype(np.float32), np.zeros(16, np.float32)),
                (rng.normal(size=(16, spec.num_actions)).astype(np.float32), np.zeros(spec.num_actions, np.float32))]
@@ -200,6 +220,23 @@ def test_a_tiny_training_run_beats_random(tmp_path):
     res = evaluate("four_tricks", [make_agent(f"model:{tmp_path / 'ft' / 'player.npz'}", "four_tricks"), "random"],
                    deals=150, seed=7, progress=False, ratings=False).to_dict()
     assert res["pairs"][0]["ci95"][0] > 0, res["pairs"][0]
+
+
+def test_a_run_with_per_action_features_trains_and_exports_a_player_that_reads_them(tmp_path):
+    run = Run(tiny(steps=1024, bc_samples=2000, features="actions", privileged_critic=True), tmp_path / "ft",
+              progress=False)
+    assert run.venv.actor_inputs == Features(run.spec, actions=True).size
+    run.train()
+    weights, meta = load_policy(tmp_path / "ft" / "player.npz")
+    assert meta["features"] == "actions" and weights[0][0].shape[0] == run.venv.actor_inputs
+    agent = PolicyAgent(run.spec, path=tmp_path / "ft" / "player.npz")
+    assert agent.features.actions
+    env = VecEnv(run.spec, 4, seed=0)
+    obs, mask = env.reset(seed=0)[:2]
+    assert mask[np.arange(4), agent.act_batch(obs, mask)].all()
+    with pytest.raises(ValueError, match="features must be 'compact' or 'actions', got 'raw'"):
+        Run(tiny(features="raw"), tmp_path / "bad", progress=False)
+    assert not (tmp_path / "bad").exists()  # refused before anything is written
 
 
 def test_the_warm_start_can_clone_the_search_agent(tmp_path):

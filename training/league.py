@@ -21,7 +21,7 @@ so an opponent costs a few matrix products per step, not a torch call.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,29 @@ class Schedule:
     latest: float = 0.30
     older: float = 0.20
     random: float = 0.05
+
+    def __post_init__(self) -> None:
+        for name, value in asdict(self).items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+                raise ValueError(f"schedule: {name} must be a finite number >= 0, got {value!r}")
+        if self.rules + self.random <= 0:
+            raise ValueError("schedule: rules + random must be > 0 (before the first snapshot they are the pool)")
+
+
+def parse_schedule(text: str) -> dict[str, float]:
+    """The schedule of ``--schedule random=0.2,rules=0.3``: the defaults with the named shares replaced."""
+    out = asdict(Schedule())
+    for part in text.split(","):
+        name, eq, value = part.partition("=")
+        name = name.strip()
+        if not eq or name not in out:
+            raise ValueError(f"schedule: {part!r} is not NAME=SHARE with NAME one of {', '.join(out)}")
+        try:
+            out[name] = float(value)
+        except ValueError:
+            raise ValueError(f"schedule: the share of {name} must be a number, got {value!r}") from None
+    Schedule(**out)  # checks the values
+    return out
 
 
 class TimedAgent:

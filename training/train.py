@@ -51,6 +51,7 @@ import numpy as np
 
 import trickenv
 from trickenv.agents.evaluation import evaluate
+from trickenv.agents.features import Features
 from trickenv.agents.policy import PolicyAgent, save_policy
 from trickenv.single_seat import SeatEnv
 from trickenv.training.bc import behaviour_clone, demonstrations, demonstrations_in_parallel, exit_with_parent
@@ -72,6 +73,7 @@ class TrainConfig:
     epochs: int = 3
     learning_rate: float = 3e-4
     net: tuple[int, ...] = (256, 256)
+    features: str = "compact"  # what the network reads: "compact", or "actions" (+ the game's per-card facts)
     gamma: float = 1.0  # a deal is a short episode paid at its end: no discounting
     gae_lambda: float = 0.95
     clip_range: float = 0.2
@@ -226,6 +228,14 @@ class Run:
             raise ValueError("bc_temperature needs bc_teacher='pimc' or an expert: only a search teacher has values "
                              f"to fit (bc_teacher is {config.bc_teacher!r})")
         check_expert(config)
+        if config.features not in ("compact", "actions"):
+            raise ValueError(f"features must be 'compact' or 'actions', got {config.features!r}")
+        if config.features == "actions":
+            Features(trickenv.make_spec(config.game, **config.options), actions=True)  # refuses a game without them
+        unknown = sorted(set(config.schedule) - set(asdict(Schedule())))
+        if unknown:
+            raise ValueError(f"schedule: unknown {', '.join(unknown)}; allowed {', '.join(asdict(Schedule()))}")
+        Schedule(**config.schedule)  # refuses negative shares
         if resume:
             before = run_config(self.out)
             changed = {k: [getattr(before, k), getattr(config, k)] for k in RESUME_CHANGES
@@ -246,8 +256,9 @@ class Run:
         self.seat_env = SeatEnv(self.spec, config.num_envs, seat="rotate", opponents=self.league.members,
                                 sampler=self.league.sampler, seed=config.seed,
                                 threads=config.env_threads)
-        self.venv = SeatVecEnv(self.seat_env, points_bonus=config.points_bonus, privileged=config.privileged_critic)
-        self.meta = {"game": config.game, "options": json.loads(json.dumps(self.spec.options)), "features": "compact",
+        self.venv = SeatVecEnv(self.seat_env, points_bonus=config.points_bonus, privileged=config.privileged_critic,
+                               actions=config.features == "actions")
+        self.meta = {"game": config.game, "options": json.loads(json.dumps(self.spec.options)), "features": config.features,
                      "activation": "relu", "net": list(config.net)}
         self.log: list[dict[str, Any]] = []
         self.started = time.perf_counter()

@@ -46,10 +46,11 @@ from trickenv.single_seat import SeatEnv
 class SeatVecEnv(VecEnv):
     """SB3 VecEnv of a SeatEnv (module docstring). ``clock`` adds up the seconds spent stepping."""
 
-    def __init__(self, seat_env: SeatEnv, points_bonus: float = 0.0, privileged: bool = False) -> None:
+    def __init__(self, seat_env: SeatEnv, points_bonus: float = 0.0, privileged: bool = False,
+                 actions: bool = False) -> None:
         self.seat_env = seat_env
         self.points_bonus = float(points_bonus)
-        self.features = Features(seat_env.spec)
+        self.features = Features(seat_env.spec, actions=actions)
         self.privileged = bool(privileged)
         self.actor_inputs = self.features.size  # the columns a player may read; the rest is privileged
         size = self.features.size + (privileged_size(seat_env.spec) if self.privileged else 0)

@@ -161,8 +161,19 @@ TRAIN_FLAGS = {
     "bc_temperature": float, "bc_workers": int, "bc_mix": float,
     "expert": str, "expert_iterations": int, "expert_samples": int, "expert_chunk": int, "expert_worlds": int,
     "expert_rollout": str, "expert_share": float, "expert_epochs": int, "expert_workers": int,
-    "net": lambda text: tuple(int(x) for x in text.split(",")),
+    "net": lambda text: tuple(int(x) for x in text.split(",")), "features": str,
+    "schedule": lambda text: _schedule(text),
 }
+
+
+def _schedule(text: str) -> dict[str, float]:
+    """``--schedule``: argparse shows the message of an ArgumentTypeError (of a ValueError only its type)."""
+    from trickenv.training.league import parse_schedule
+
+    try:
+        return parse_schedule(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def train(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
@@ -278,7 +289,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                    help="each evaluation also plays pimc (eval.csv: pimc_diff, for the time-to-strength plot)")
     for flag, kind in TRAIN_FLAGS.items():
         p.add_argument(f"--{flag.replace('_', '-')}", type=kind, default=None, dest=flag,
-                       help=f"override the per-game default of {flag}" + (" (e.g. 256,256)" if flag == "net" else ""))
+                       help=f"override the per-game default of {flag}" + {
+                           "net": " (e.g. 256,256)", "features": " (compact, or actions: + the per-card facts)",
+                           "schedule": " (the league's shares per opponent seat, e.g. rules=0.35,random=0.15)"}.get(flag, ""))
     # Game options (name=value) may stand anywhere on the line, also after flags, e.g.
     # `trickenv play farbwechsel --seed 1 num_players=4`: argparse leaves those to us.
     args, rest = ap.parse_known_args(argv)

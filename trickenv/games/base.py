@@ -91,7 +91,9 @@ class GameSpec:
       called through :class:`trickenv.solver.Solver`; ``None`` if the game has none);
       ``search_agent_decisions``, the ``search_decisions`` of :class:`trickenv.agents.search.SearchAgent`
       where it differs from ``pimc``'s (``None``: the same); ``search_agent_inference``, how that agent
-      weighs its worlds by default (``"none"``, ``"cards"`` or ``"policy"``).
+      weighs its worlds by default (``"none"``, ``"cards"`` or ``"policy"``); ``search_agent_likelihood``,
+      the shipped player file (``agents/models/<name>.npz``) whose moves its policy inference assumes by
+      default (``None``: the game's shipped player).
     - Privileged observations (:mod:`trickenv.privileged`, for training signals only): the
       common part is every seat's hand and the undealt cards; ``privileged_extra(spec, state,
       games, seats) -> int8 [len(games), privileged_extra_size]`` adds the game's own
@@ -112,6 +114,9 @@ class GameSpec:
       of the deal) took in ``info`` game ``rows[k]`` (the real deal, as a seat knows it) when that
       decision is not a card (trump, a bid), else -1; ``None``: the game's other decisions cannot be
       replayed from what a seat knows (King Calling's call and declarations).
+    - Per-card features for networks (:class:`trickenv.agents.features.Features` with ``actions=True``):
+      ``action_features(spec, obs) -> float32 [B, len(action_feature_names) * deck]``, fact-major,
+      computed from the observation alone; ``None``: the game has none (only the compact features).
     """
 
     name: str
@@ -158,6 +163,7 @@ class GameSpec:
     solve_kernel: Callable | None = None
     search_agent_decisions: str | None = None
     search_agent_inference: str = "none"
+    search_agent_likelihood: str | None = None
     seat_metrics: Callable[["GameSpec", dict[str, np.ndarray]], SeatMetrics] = no_seat_metrics
     privileged_extra: Callable[["GameSpec", State, np.ndarray, np.ndarray], np.ndarray] | None = None
     privileged_extra_size: int = 0
@@ -167,6 +173,8 @@ class GameSpec:
     record_action: Callable[["GameSpec", dict[str, np.ndarray], State, int], int | None] | None = None
     record_options: Callable[["GameSpec", dict[str, np.ndarray]], dict[str, Any]] | None = None
     history_actions: Callable[["GameSpec", State, np.ndarray, State, np.ndarray], np.ndarray] | None = None
+    action_features: Callable[["GameSpec", np.ndarray], np.ndarray] | None = None
+    action_feature_names: tuple[str, ...] = ()
     obs_offsets: dict[str, tuple[int, int]] = field(init=False)
 
     def __post_init__(self) -> None:

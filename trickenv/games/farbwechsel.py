@@ -87,6 +87,7 @@ from trickenv.games.base import (
     Block, GameSpec, Option, OptionValues, SeatMetrics, Words, at_least, block_offsets, card_table, check_bool,
     fill_records, literal, one_of, resolve_options, write_offsets,
 )
+from trickenv.games.trick_facts import TRICK_FACTS, trick_facts
 
 NAME = "farbwechsel"
 COMPILE_LABEL = "the Farbwechsel kernels"  # trickenv.engine.first_run
@@ -501,10 +502,12 @@ def make_spec(**options: Any) -> GameSpec:
         option_table=OPTIONS, reward_scale=REWARD_SCALE, worst_score=-2.0 * (MAX_POINTS / sides),
         card_sets={"switch": tab[TAB_SWITCH] != 0}, seat_metrics=seat_metrics, deal_facts=deal_facts,
         record_action=record_action, history_actions=history_actions,
-        solve_kernel=solve_kernel,
-        # The search agent weighs its worlds by how likely the others' moves were under the shipped player
+        solve_kernel=solve_kernel, action_features=trick_facts, action_feature_names=TRICK_FACTS,
+        # The search agent weighs its worlds by how likely the others' moves were under a trained player
         # (where it fits the variant): +2.35 [0.43, 4.28] a deal against unweighted worlds (docs/agents.md).
-        search_agent_inference="policy",
+        # That player is the one it was measured with (the shipped player before the per-card facts), so
+        # the search, and the expert-iteration labels made with it, stay what they were measured to be.
+        search_agent_inference="policy", search_agent_likelihood="farbwechsel_likelihood",
     )
 
 

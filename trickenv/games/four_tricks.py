@@ -82,6 +82,7 @@ from trickenv.games.base import (
     Block, GameSpec, Option, OptionValues, SeatMetrics, Words, a_bool, block_offsets, card_table, check_choice,
     check_int, fill_records, one_of, resolve_options, write_offsets,
 )
+from trickenv.games.trick_facts import TRICK_FACTS, trick_facts
 
 NAME = "four_tricks"
 COMPILE_LABEL = "the Four Tricks kernels"  # trickenv.engine.first_run
@@ -483,6 +484,7 @@ def make_spec(**options: Any) -> GameSpec:
         # a deal over 450 deals, docs/agents.md): with bids, it searches the cards only.
         search_agent_decisions="cards" if bidding else None,
         record_action=record_action, record_options=record_options, history_actions=history_actions,
+        action_features=trick_facts, action_feature_names=TRICK_FACTS,
     )
 
 

@@ -75,6 +75,7 @@ from trickenv.games.base import (
     Block, GameSpec, Option, SeatMetrics, Words, at_least, block_offsets, fill_records, literal, one_of,
     resolve_options,
 )
+from trickenv.games.trick_facts import TRICK_FACTS, trick_facts
 from trickenv.sampler import deal_unseen
 
 NAME = "koenigrufen"
@@ -605,6 +606,7 @@ def make_spec(**options: Any) -> GameSpec:
         side_points=side_points, seat_metrics=seat_metrics, play_news=play_news, turn_notes=turn_notes,
         deal_facts=deal_facts, solve_kernel=solve_kernel, privileged_extra=privileged_extra,
         privileged_extra_size=PRIVILEGED_EXTRA_SIZE, record_action=record_action,
+        action_features=trick_facts, action_feature_names=TRICK_FACTS,
     )
 
 

@@ -1,0 +1,143 @@
+"""The per-card trick facts (``trickenv.games.trick_facts``, ``Features(spec, actions=True)``).
+
+They are checked against a plain reference computed from the engine state (the seat's hand, the trick
+in play order, the played cards, the trump, the card table's strengths), card by card, at every decision
+of random deals of every game and the variants that change the cards, the trump or the seats; and
+through the players that read them (``meta["features"] == "actions"``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import trickenv
+from trickenv.agents.features import Features, features_of
+from trickenv.agents.inference import FoldedPolicy
+from trickenv.agents.policy import PolicyAgent
+from trickenv.engine.layout import (PH_PLAY, PHASE, TAB_STRENGTH, TAB_SUIT, TAB_TRUMP_STRENGTH, TO_ACT, TRICK,
+                                    TRICK_LEN, TRUMP)
+from trickenv.games.four_tricks import TURNED_UP
+from trickenv.games.trick_facts import TRICK_FACTS
+from trickenv.vector import VecEnv
+
+
+def reference(spec, state, g: int) -> np.ndarray:
+    """The facts of game g's seat to act, by the definitions of ``trick_facts``, card by card."""
+    deck, n, tab = spec.deck, spec.num_players, spec.tab
+    ranks = deck // 4
+    trump = int(state.s[g, TRUMP])  # -1: none (yet)
+
+    def strength(c: int) -> int:
+        return int(tab[TAB_TRUMP_STRENGTH if tab[TAB_SUIT, c] == trump else TAB_STRENGTH, c])
+
+    def beats(c: int, w: int) -> bool:  # c played after the trick's current winner w takes the lead
+        if tab[TAB_SUIT, c] == tab[TAB_SUIT, w]:
+            return strength(c) > strength(w)
+        return tab[TAB_SUIT, c] == trump
+
+    seat = int(state.s[g, TO_ACT])
+    hand = [c for c in range(deck) if int(state.hands[g, seat]) >> c & 1]
+    trick = [int(state.s[g, TRICK + j]) for j in range(int(state.s[g, TRICK_LEN]))]
+    seen = set(hand) | set(trick) | {c for c in range(deck) if state.played_by[g, c] >= 0}
+    if spec.name == "four_tricks" and state.s[g, TURNED_UP] >= 0:
+        seen.add(int(state.s[g, TURNED_UP]))
+    unseen = [c for c in range(deck) if c not in seen]
+    out = np.zeros((len(TRICK_FACTS), deck), np.float32)
+    winner = None
+    for t in trick:
+        if winner is None or beats(t, winner):
+            winner = t
+    for c in hand:
+        now = winner is not None and beats(c, winner)
+        out[0, c] = now
+        out[1, c] = sum(tab[TAB_SUIT, u] == tab[TAB_SUIT, c] and strength(u) > strength(c) for u in unseen) / (ranks - 1)
+        takes = winner is None or now
+        out[2, c] = takes and (len(trick) == n - 1 or not any(beats(u, c) for u in unseen))
+    return out.reshape(-1)
+
+
+VARIANTS = [("four_tricks", {}), ("four_tricks", {"trump": "none"}), ("four_tricks", {"deck": 52}),
+            ("four_tricks", {"bidding": True}), ("farbwechsel", {}), ("farbwechsel", {"ranking": "natural"}),
+            ("farbwechsel", {"ranking": "trump_ten"}), ("farbwechsel", {"num_players": 4, "partnership": True}),
+            ("koenigrufen", {})]
+
+
+@pytest.mark.parametrize("game,options", VARIANTS)
+def test_the_features_are_the_reference_at_every_decision(game, options):
+    spec = trickenv.make_spec(game, **options)
+    env = VecEnv(spec, 16, seed=7)
+    obs, mask = env.reset(seed=7)[:2]
+    rng = np.random.default_rng(3)
+    feats = Features(spec, actions=True)
+    compact = Features(spec)
+    seen_play = seen_beats = seen_sure = 0
+    for _ in range(spec.num_tricks * spec.num_players + 12):
+        got = feats(obs)
+        assert got.shape == (16, feats.size) and feats.size == compact.size + 3 * spec.deck
+        np.testing.assert_array_equal(got[:, :compact.size], compact(obs))
+        for g in range(16):
+            want = reference(spec, env.state, g)
+            np.testing.assert_allclose(got[g, compact.size:], want, atol=1e-6, err_msg=f"game {g}")
+            if env.state.s[g, PHASE] == PH_PLAY:
+                seen_play += 1
+                seen_beats += bool(want[:spec.deck].any())
+                seen_sure += bool(want[2 * spec.deck:].any())
+        legal = [np.flatnonzero(m) for m in mask]
+        obs, mask = env.step(np.array([rng.choice(a) for a in legal]))[:2]
+    # The deals reached positions where each fact is true somewhere and false elsewhere.
+    assert seen_play > 100 and 0 < seen_beats < seen_play and 0 < seen_sure < seen_play
+
+
+def test_a_hand_checked_trick():
+    """Clubs trump; the seat holds the A and 3 of spades and the 5 of clubs; the K of spades was led."""
+    spec = trickenv.make_spec("four_tricks")
+    o = spec.obs_offsets
+    obs = np.zeros(spec.obs_size, np.int8)
+    ks, as_, s3, c5 = 12 + 10, 12 + 11, 12 + 0, 2
+    for c in (as_, s3, c5):
+        obs[o["hand"][0] + c] = 1
+    leader = 2  # the seat before us (relative seat 2) led
+    obs[o["trick"][0] + leader * spec.deck + ks] = 1
+    obs[o["played"][0] + leader * spec.deck + ks] = 1
+    obs[o["trump"][0] + 0] = 1
+    obs[o["leader"][0] + leader] = 1
+    obs[o["phase"][0] + PH_PLAY] = 1
+    row = spec.action_features(spec, obs[None])[0].reshape(3, spec.deck)
+    assert row[0, as_] == 1 and row[0, s3] == 0 and row[0, c5] == 1  # A over K; 3 under; the trump over it
+    assert row[1, as_] == 0 and row[1, s3] == pytest.approx(9 / 11)  # 4..Q of spades unseen, K and A seen
+    assert row[1, c5] == pytest.approx(9 / 11)  # 6..A of clubs unseen
+    # The A of spades can still be trumped by the next seat (clubs are unseen); the 5 of clubs overtrumped.
+    assert row[2].sum() == 0
+    assert row[:, [c for c in range(spec.deck) if c not in (as_, s3, c5)]].sum() == 0
+
+
+def test_players_read_the_features_their_file_names():
+    spec = trickenv.make_spec("four_tricks")
+    feats = Features(spec, actions=True)
+    rng = np.random.default_rng(0)
+    weights = [(rng.normal(size=(feats.size, 32)).astype(np.float32), np.zeros(32, np.float32)),
+               (rng.normal(size=(32, spec.num_actions)).astype(np.float32), np.zeros(spec.num_actions, np.float32))]
+    meta = {"game": "four_tricks", "features": "actions", "activation": "relu"}
+    agent = PolicyAgent.from_weights(spec, weights, meta)
+    env = VecEnv(spec, 8, seed=1)
+    obs, mask = env.reset(seed=1)[:2]
+    for _ in range(5):  # into the first trick
+        obs, mask = env.step(np.array([np.flatnonzero(m)[0] for m in mask]))[:2]
+    np.testing.assert_allclose(agent.logits(obs), np.maximum(feats(obs) @ weights[0][0], 0) @ weights[1][0],
+                               rtol=1e-5)
+    # The likelihood's folded policy cannot fold non-linear features: it computes them, with the same logits.
+    np.testing.assert_allclose(FoldedPolicy(agent).logits(obs), agent.logits(obs), rtol=1e-5)
+    with pytest.raises(ValueError, match="not a linear map"):
+        feats.matrix()
+
+
+def test_games_without_them_and_unknown_names_are_refused():
+    bare = dataclasses.replace(trickenv.make_spec("farbwechsel"), action_features=None, action_feature_names=())
+    with pytest.raises(ValueError, match="farbwechsel has no per-action features"):
+        Features(bare, actions=True)
+    with pytest.raises(ValueError, match="unknown features 'cards': allowed compact, actions, raw"):
+        features_of(trickenv.make_spec("four_tricks"), "cards")
+    assert features_of(trickenv.make_spec("four_tricks"), "raw") is None
