@@ -14,9 +14,9 @@ players that is 639 features instead of 996.
 with two gathers and one small matrix product, no loop over rows.
 
 ``Features(spec, actions=True)`` (a player's ``meta["features"] == "actions"``)
-appends the game's per-card facts (``GameSpec.action_features``: in Four Tricks
-whether a card beats the table now, how many unseen cards outrank it, whether
-it wins the trick for sure), which a network would otherwise have to compose
+appends the game's per-card facts (``GameSpec.action_features``,
+:mod:`trickenv.games.trick_facts`: whether a card beats the table now, how many
+unseen cards outrank it, whether it wins the trick for sure), which a network would otherwise have to compose
 from several blocks. They are computed from the observation alone, but they are
 not linear in it: :meth:`Features.matrix` exists only without them.
 """
@@ -69,7 +69,11 @@ class Features:
         action_names = [f"{fact}:{c}" for fact in spec.action_feature_names for c in range(spec.deck)] if actions else []
         self.names = kept_names + count_names + action_names  # in the order of the output columns
         self.size = len(self.names)
-        self.linear = not actions
+
+    @property
+    def linear(self) -> bool:
+        """Whether the map is linear in the observation (:meth:`matrix` exists): without the per-card facts."""
+        return not self.actions
 
     def _shape_of(self, offset: int) -> tuple[int, ...]:
         off = 0
