@@ -97,6 +97,22 @@ class Features:
             col += weights.shape[1]
         return m
 
+    def many(self, obs: np.ndarray, rows: int = 65536) -> np.ndarray:
+        """Features ``[B, size]`` float32 of a large batch, ``rows`` observations at a time into one array.
+
+        The same values as ``self(obs)`` at the memory of the result alone: ``self(obs)`` holds its parts
+        and their concatenation at once, which for King Calling's 4.5M demonstrations with the trick
+        facts (546 floats a row: 9.8 GB) came to more than this machine's 24 GB."""
+        x = np.asarray(obs)
+        if x.ndim != 2:
+            raise ValueError(f"observations must be a [B, {self.spec.obs_size}] array, got shape {x.shape}")
+        if rows < 1:
+            raise ValueError(f"rows must be positive, got {rows}")
+        out = np.empty((len(x), self.size), np.float32)
+        for start in range(0, len(x), rows):
+            out[start:start + rows] = self(x[start:start + rows])
+        return out
+
     def __call__(self, obs: np.ndarray) -> np.ndarray:
         """Features ``[B, size]`` float32 of observations ``[B, obs_size]`` (or one row)."""
         x = np.asarray(obs)

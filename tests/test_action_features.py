@@ -141,3 +141,27 @@ def test_games_without_them_and_unknown_names_are_refused():
     with pytest.raises(ValueError, match="unknown features 'cards': allowed compact, actions, raw"):
         features_of(trickenv.make_spec("four_tricks"), "cards")
     assert features_of(trickenv.make_spec("four_tricks"), "raw") is None
+
+
+@pytest.mark.parametrize("game", ["four_tricks", "farbwechsel", "koenigrufen"])
+def test_many_rows_in_slices_equal_the_whole_batch(game):
+    # The warm start's features come from many() (slices into one array, for millions of rows): they must be
+    # exactly what the player computes on a batch, whatever the slice boundaries.
+    spec = trickenv.make_spec(game)
+    env = VecEnv(spec, 32, seed=5)
+    obs, mask = env.reset(seed=5)[:2]
+    rows = []
+    for _ in range(spec.num_tricks * spec.num_players // 2):
+        rows.append(obs.copy())
+        obs, mask = env.step(np.array([np.flatnonzero(m)[-1] for m in mask]))[:2]
+    batch = np.concatenate(rows)
+    for feats in (Features(spec), Features(spec, actions=True)):
+        whole = feats(batch)
+        for size in (1, 7, 100, len(batch) + 3):
+            got = feats.many(batch, rows=size)
+            assert got.dtype == np.float32 and got.shape == whole.shape
+            np.testing.assert_array_equal(got, whole)
+    with pytest.raises(ValueError, match="rows must be positive, got 0"):
+        Features(spec).many(batch, rows=0)
+    with pytest.raises(ValueError, match=r"must be a \[B, "):
+        Features(spec).many(batch[0])

@@ -192,7 +192,7 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
     policy.set_training_mode(True)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
-    x = features(data["obs"])
+    x = features.many(data["obs"])  # in slices: the whole batch at once needs twice the memory
     if getattr(policy, "actor_inputs", None) is not None:  # a privileged critic: it reads every hand too
         if "privileged" not in data:
             raise ValueError("the policy's critic reads the privileged observation: the demonstrations need it "
