@@ -101,8 +101,7 @@ class Features:
         """Features ``[B, size]`` float32 of a large batch, ``rows`` observations at a time into one array.
 
         The same values as ``self(obs)`` at the memory of the result alone: ``self(obs)`` holds its parts
-        and their concatenation at once, which for King Calling's 4.5M demonstrations with the trick
-        facts (546 floats a row: 9.8 GB) came to more than this machine's 24 GB."""
+        and their concatenation at once, about twice the result, too much for millions of rows."""
         x = np.asarray(obs)
         if x.ndim != 2:
             raise ValueError(f"observations must be a [B, {self.spec.obs_size}] array, got shape {x.shape}")
