@@ -83,13 +83,23 @@ class Features:
             off += b.size
         raise KeyError(offset)
 
+    @property
+    def linear_size(self) -> int:
+        """How many of the columns, the first ones, are linear in the observation (all but the per-card facts)."""
+        return self.size - (len(self.spec.action_feature_names) * self.spec.deck if self.actions else 0)
+
     def matrix(self) -> np.ndarray:
         """The map as a matrix ``[obs_size, size]``: ``Features(spec)(obs) == obs @ matrix()`` (it is linear), so
         a network's first layer can take the observation directly (``matrix() @ W1``). Only without the
-        per-action features, which are not linear."""
+        per-action features, which are not linear (:meth:`linear_matrix` gives the columns before them)."""
         if not self.linear:
             raise ValueError("the per-action features are not a linear map of the observation: no matrix")
-        m = np.zeros((self.spec.obs_size, self.size), np.float32)
+        return self.linear_matrix()
+
+    def linear_matrix(self) -> np.ndarray:
+        """The first :attr:`linear_size` columns of the map as a matrix ``[obs_size, linear_size]``:
+        ``self(obs)[:, :linear_size] == obs @ linear_matrix()``; the per-card facts follow them."""
+        m = np.zeros((self.spec.obs_size, self.linear_size), np.float32)
         m[self._keep, np.arange(len(self._keep))] = 1.0
         col = len(self._keep)
         for offset, size, weights in self._counts:

@@ -40,39 +40,6 @@ def check_policy_inference(spec: GameSpec) -> None:
                          f"history (GameSpec.history_actions); {spec.name} has none. Use inference='none' or 'cards'")
 
 
-class FoldedPolicy:
-    """A network policy whose ``logits`` take the raw observation, its feature map folded into the first layer
-    (one matrix product fewer; equal to the network's logits up to float rounding, which a likelihood can
-    afford). The fold is made once, here."""
-
-    def __init__(self, policy: Any) -> None:
-        self.policy = policy
-        self.name = policy.name
-        self.weights = list(policy.weights)
-        self.features = None
-        if policy.features is not None and policy.features.linear:
-            w, b = self.weights[0]
-            self.weights[0] = (policy.features.matrix() @ w, b)
-        elif policy.features is not None:  # per-action features are not linear: computed, not folded
-            self.features = policy.features
-
-    def logits(self, obs: np.ndarray) -> np.ndarray:
-        x = self.features(obs) if self.features is not None else obs.astype(np.float32)
-        for i, (w, b) in enumerate(self.weights):
-            x = x @ w + b
-            if i < len(self.weights) - 1:
-                x = self.policy.activation(x)
-        return x
-
-
-def likelihood_policy(policy: Any) -> Any:
-    """``policy`` as :func:`history_log_likelihood` asks it: a network (weights and ``logits``) folded once
-    (:class:`FoldedPolicy`); anything else as it is."""
-    if isinstance(policy, FoldedPolicy) or not (hasattr(policy, "weights") and hasattr(policy, "logits")):
-        return policy
-    return FoldedPolicy(policy)
-
-
 def start_rows(spec: GameSpec, worlds: State) -> np.ndarray:
     """Seat code of every card at the start of each world's deal (held or played by the seat; -1 undealt)."""
     deck = spec.deck
@@ -105,7 +72,6 @@ def history_log_likelihood(spec: GameSpec, state: State, games: np.ndarray, seat
     # Where the replay stops: the seat to act at the decision, in its phase, with as many cards played.
     goal = np.stack([info.s[:, PHASE], info.s[:, TO_ACT], (info.played_by >= 0).sum(axis=1)], axis=1)[owner]
     played = np.zeros(b, np.int64)  # cards played so far in each replay
-    policy = likelihood_policy(policy)
     logits = getattr(policy, "logits", None)
 
     sim = spec.new_state(b)

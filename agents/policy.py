@@ -24,6 +24,7 @@ import numpy as np
 
 from trickenv.agents.base import BatchAgent
 from trickenv.agents.features import features_of
+from trickenv.agents.sparse_layer import add_sparse_product
 from trickenv.engine.kernels import seed_states
 from trickenv.games.base import GameSpec
 
@@ -84,6 +85,7 @@ class PolicyAgent(BatchAgent):
         self.weights = weights
         self.activation = ACTIVATIONS[meta.get("activation", "relu")]
         self._rng = np.random.default_rng(int(seed_states(seed, 1)[0] >> np.uint64(1)))
+        self._fold()
 
     @classmethod
     def from_weights(cls, spec: GameSpec, weights: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any],
@@ -96,16 +98,39 @@ class PolicyAgent(BatchAgent):
         agent.weights = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in weights]
         agent.activation = ACTIVATIONS[meta.get("activation", "relu")]
         agent._rng = np.random.default_rng(0)
+        agent._fold()
         return agent
 
+    def _fold(self) -> None:
+        """The first layer as the forward pass uses it: the linear part of the feature map folded into it, so
+        it reads the 0/1 observation directly (``_w_obs``), and the rows for the per-card facts (``_w_facts``)."""
+        w0 = self.weights[0][0]
+        if self.features is None:  # "raw": the network reads the observation
+            self._w_obs, self._w_facts = np.ascontiguousarray(w0, np.float32), None
+            return
+        lin = self.features.linear_size
+        folded = self.features.linear_matrix().astype(np.float64) @ w0[:lin].astype(np.float64)
+        self._w_obs = np.ascontiguousarray(folded, np.float32)
+        self._w_facts = np.ascontiguousarray(w0[lin:], np.float32) if lin < len(w0) else None
+
     def logits(self, obs: np.ndarray) -> np.ndarray:
-        """The network's logits ``[B, actions]`` for observations ``[B, obs_size]``."""
-        x = self.features(obs) if self.features is not None else np.asarray(obs, np.float32)
-        for i, (w, b) in enumerate(self.weights):
-            x = x @ w + b
-            if i < len(self.weights) - 1:
-                x = self.activation(x)
-        return x
+        """The network's logits ``[B, actions]`` for observations ``[B, obs_size]``.
+
+        The first layer adds up only the weight rows of the observation's ones and of the nonzero trick
+        facts (:mod:`trickenv.agents.sparse_layer`): the same values as the dense ``features(obs) @ W0 + b0``
+        up to float rounding, several times faster."""
+        x = np.asarray(obs)
+        if x.ndim != 2 or x.shape[1] != self.spec.obs_size:
+            raise ValueError(f"observations must be a [B, {self.spec.obs_size}] array for {self.spec.name}, "
+                             f"got shape {x.shape}")
+        h = np.empty((len(x), self.weights[0][1].shape[0]), np.float32)
+        h[:] = self.weights[0][1]
+        add_sparse_product(x, self._w_obs, h)
+        if self._w_facts is not None:
+            add_sparse_product(self.spec.action_features(self.spec, x), self._w_facts, h)
+        for w, b in self.weights[1:]:
+            h = self.activation(h) @ w + b
+        return h
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The best legal action per row (or a sample of the masked softmax with ``sample=True``)."""

@@ -32,7 +32,7 @@ import numpy as np
 
 from trickenv.agents.base import make_agent
 from trickenv.agents.card_model import CardModel
-from trickenv.agents.inference import check_policy_inference, history_log_likelihood, likelihood_policy
+from trickenv.agents.inference import check_policy_inference, history_log_likelihood
 from trickenv.agents.pimc import PIMCAgent, play_until
 from trickenv.agents.policy import shipped_model_path
 from trickenv.engine.layout import PHASE, PH_PLAY, TO_ACT, TRICK_NO
@@ -110,8 +110,7 @@ class SearchAgent(PIMCAgent):
         if inference == "policy":
             check_policy_inference(spec)
             try:
-                self.inference_policy = likelihood_policy(
-                    make_agent(inference_policy, spec, seed=None if seed is None else seed + 13))
+                self.inference_policy = make_agent(inference_policy, spec, seed=None if seed is None else seed + 13)
             except ValueError:
                 if not game_default:
                     raise

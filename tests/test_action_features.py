@@ -3,7 +3,8 @@
 They are checked against a plain reference computed from the engine state (the seat's hand, the trick
 in play order, the played cards, the trump, the card table's strengths), card by card, at every decision
 of random deals of every game and the variants that change the cards, the trump or the seats; and
-through the players that read them (``meta["features"] == "actions"``).
+through the players that read them (``meta["features"] == "actions"``), whose sparse first layer plays as the
+dense network.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ import pytest
 
 import trickenv
 from trickenv.agents.features import Features, features_of
-from trickenv.agents.inference import FoldedPolicy
+from trickenv.agents import make_agent
 from trickenv.agents.policy import PolicyAgent
+from trickenv.agents.sparse_layer import add_sparse_product
 from trickenv.engine.layout import (PH_PLAY, PHASE, TAB_STRENGTH, TAB_SUIT, TAB_TRUMP_STRENGTH, TO_ACT, TRICK,
                                     TRICK_LEN, TRUMP)
 from trickenv.games.four_tricks import TURNED_UP
-from trickenv.games.trick_facts import TRICK_FACTS
+from trickenv.games.trick_facts import TRICK_FACTS, trick_facts
 from trickenv.vector import VecEnv
 
 
@@ -126,10 +128,9 @@ def test_players_read_the_features_their_file_names():
     obs, mask = env.reset(seed=1)[:2]
     for _ in range(5):  # into the first trick
         obs, mask = env.step(np.array([np.flatnonzero(m)[0] for m in mask]))[:2]
+    # Equal up to float rounding: the first layer sums the rows of the nonzero inputs in their order.
     np.testing.assert_allclose(agent.logits(obs), np.maximum(feats(obs) @ weights[0][0], 0) @ weights[1][0],
-                               rtol=1e-5)
-    # The likelihood's folded policy cannot fold non-linear features: it computes them, with the same logits.
-    np.testing.assert_allclose(FoldedPolicy(agent).logits(obs), agent.logits(obs), rtol=1e-5)
+                               rtol=1e-5, atol=1e-3)
     with pytest.raises(ValueError, match="not a linear map"):
         feats.matrix()
 
@@ -165,3 +166,38 @@ def test_many_rows_in_slices_equal_the_whole_batch(game):
         Features(spec).many(batch, rows=0)
     with pytest.raises(ValueError, match=r"must be a \[B, "):
         Features(spec).many(batch[0])
+
+
+def test_the_sparse_first_layer_is_the_dense_product():
+    rng = np.random.default_rng(3)
+    w = rng.normal(size=(300, 40)).astype(np.float32)
+    for x in ((rng.random((64, 300)) < 0.1).astype(np.int8),
+              np.where(rng.random((64, 300)) < 0.1, rng.random((64, 300)), 0).astype(np.float32)):
+        out = np.full((64, 40), 0.5, np.float32)
+        add_sparse_product(x, w, out)
+        np.testing.assert_allclose(out, 0.5 + x.astype(np.float64) @ w, rtol=1e-5, atol=1e-4)
+    with pytest.raises(ValueError, match="shapes do not fit"):
+        add_sparse_product(x[:, :299], w, out)
+    with pytest.raises(ValueError, match="must be float32"):
+        add_sparse_product(x, w.astype(np.float64), out)
+    with pytest.raises(ValueError, match=r"observations must be a \[B, 519\] array"):
+        trick_facts(trickenv.make_spec("four_tricks"), np.zeros((2, 518), np.int8))
+
+
+@pytest.mark.parametrize("game", ["four_tricks", "farbwechsel", "koenigrufen"])
+def test_shipped_players_act_as_their_dense_network(game):
+    """The forward pass folds the feature map into the first layer and sums its rows sparsely: on the positions of
+    seeded play every action of the shipped player is the argmax of the plain dense network (features, matmuls)."""
+    agent = make_agent("model", game)
+    rules = make_agent("rules", game, seed=1)
+    env = VecEnv(agent.spec, 1024, seed=7)
+    obs, mask = env.reset(seed=7)[:2]
+    for _ in range(agent.spec.num_tricks * agent.spec.num_players):
+        x = agent.features(obs)
+        for i, (w, b) in enumerate(agent.weights):
+            x = x @ w + b
+            if i < len(agent.weights) - 1:
+                x = np.maximum(x, 0)
+        np.testing.assert_allclose(agent.logits(obs), x, rtol=1e-4, atol=1e-3)
+        np.testing.assert_array_equal(agent.act_batch(obs, mask), np.where(mask, x, -np.inf).argmax(axis=1))
+        obs, mask = env.step(rules.act_batch(obs, mask))[:2]

@@ -156,10 +156,10 @@ def test_farbwechsel_search_weighs_worlds_by_the_shipped_player_where_it_fits():
     agent = make_agent("search", trickenv.make_spec("farbwechsel"))
     assert (agent.inference, agent.inference_pool, agent.inference_policy.name) == ("policy", 4, "model")
     # The player the search was measured with (GameSpec.search_agent_likelihood), not the newer shipped one.
-    assert agent.inference_policy.policy.path.name == "farbwechsel_likelihood.npz"
-    assert agent.inference_policy.policy.path != make_agent("model", "farbwechsel").path
+    assert agent.inference_policy.path.name == "farbwechsel_likelihood.npz"
+    assert agent.inference_policy.path != make_agent("model", "farbwechsel").path
     asked = make_agent("search", trickenv.make_spec("farbwechsel"), inference_policy="model")
-    assert asked.inference_policy.policy.path == make_agent("model", "farbwechsel").path
+    assert asked.inference_policy.path == make_agent("model", "farbwechsel").path
     four = trickenv.make_spec("farbwechsel", num_players=4)
     assert not _shipped_player_fits(four)
     plain = make_agent("search", four)

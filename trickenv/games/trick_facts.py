@@ -27,6 +27,7 @@ function of the public history and the seat's own hand only.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from trickenv.engine.layout import TAB_STRENGTH, TAB_SUIT, TAB_TRUMP_STRENGTH
 from trickenv.games.base import GameSpec
@@ -37,43 +38,87 @@ TRICK_FACTS = ("beats_now", "higher_unseen", "sure_win")
 def trick_facts(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
     """``float32 [B, 3 * deck]`` (fact-major, zero off the hand) of observations ``[B, obs_size]``."""
     o = spec.obs_offsets
-    deck, n = spec.deck, spec.num_players
-    x = np.asarray(obs) != 0
-    b = len(x)
-
-    def block(name: str) -> np.ndarray:
-        off, size = o[name]
-        return x[:, off:off + size]
-
-    hand = block("hand")
-    trick = block("trick").reshape(b, n, deck)
-    on_table = trick.any(axis=1)
-    seen = hand | block("played").reshape(b, n, deck).any(axis=1) | on_table
-    if "turned_up" in o:
-        seen |= block("turned_up")
-    unseen = ~seen
-    suit = spec.tab[TAB_SUIT, :deck]
-    ranks = deck // 4
-    trump = block("trump").argmax(axis=1)  # 4: no trump (yet)
-    is_trump = suit[None, :] == trump[:, None]
-    strength = np.where(is_trump, spec.tab[TAB_TRUMP_STRENGTH, :deck], spec.tab[TAB_STRENGTH, :deck])  # [B, deck]
-    # Strengths within a suit are 0..R-1, one card each: card c sits at slot suit * R + strength of a row,
-    # and the unseen cards above it are a reversed cumulative sum over that row's slots.
-    slot = suit[None, :] * ranks + strength
-    rows = np.arange(b)[:, None]
-    by_slot = np.zeros((b, 4, ranks), np.int32)
-    by_slot.reshape(b, -1)[rows, slot] = unseen
-    above = (np.cumsum(by_slot[:, :, ::-1], axis=2)[:, :, ::-1] - by_slot).reshape(b, -1)
-    higher = above[rows, slot]
-    played_here = on_table.sum(axis=1)
-    leader = block("leader").argmax(axis=1)
-    led = suit[trick[np.arange(b), leader].argmax(axis=1)]  # meaningless on an empty table, masked below
-    # Trick strength: 0 off suit, 1..R in the led suit, 2R+1..3R in trump.
-    key = (strength + 1) * ((suit[None, :] == led[:, None]) | is_trump) + 2 * ranks * is_trump
-    best = np.where(on_table, key, 0).max(axis=1)
-    beats = (played_here > 0)[:, None] & (key > best[:, None])
-    safe = (higher == 0) & (is_trump | ((unseen & is_trump).sum(axis=1) == 0)[:, None])
-    sure = ((played_here == 0)[:, None] | beats) & ((played_here == n - 1)[:, None] | safe)
-    out = np.concatenate([beats, higher / (ranks - 1), sure], axis=1).astype(np.float32)
-    out *= np.tile(hand, len(TRICK_FACTS))
+    x = np.asarray(obs)
+    if x.ndim != 2 or x.shape[1] != spec.obs_size:
+        raise ValueError(f"observations must be a [B, {spec.obs_size}] array for {spec.name}, got shape {x.shape}")
+    if x.dtype != np.int8:
+        x = (x != 0).astype(np.int8)
+    blocks = np.array([o["hand"][0], o["trick"][0], o["played"][0], o["trump"][0], o["trump"][1], o["leader"][0],
+                       o["turned_up"][0] if "turned_up" in o else -1], np.int64)
+    deck = spec.deck
+    out = np.zeros((len(x), len(TRICK_FACTS) * deck), np.float32)
+    _facts_kernel(np.ascontiguousarray(x), blocks, spec.num_players, deck,
+                  spec.tab[TAB_SUIT, :deck].astype(np.int64), spec.tab[TAB_STRENGTH, :deck].astype(np.int64),
+                  spec.tab[TAB_TRUMP_STRENGTH, :deck].astype(np.int64), out)
     return out
+
+
+@njit(cache=True, nogil=True)
+def _facts_kernel(x: np.ndarray, blocks: np.ndarray, n: int, deck: int, suit: np.ndarray, plain: np.ndarray,
+                  trumps: np.ndarray, out: np.ndarray) -> None:
+    hand_at, trick_at, played_at, trump_at, trump_size, leader_at, turned_at = blocks
+    ranks = deck // 4
+    unseen = np.zeros(deck, np.bool_)
+    on_table = np.zeros(deck, np.bool_)
+    strength = np.zeros(deck, np.int64)
+    by_slot = np.zeros(4 * ranks, np.int64)  # unseen cards by suit * R + strength; then how many rank above
+    for i in range(x.shape[0]):
+        row = x[i]
+        trump = 0  # the first set entry of the trump block (4: no trump yet), 0 when none is set (as argmax)
+        for t in range(trump_size):
+            if row[trump_at + t] != 0:
+                trump = t
+                break
+        leader = 0
+        for p in range(n):
+            if row[leader_at + p] != 0:
+                leader = p
+                break
+        led_card = 0  # the leader's card on the table, card 0 when there is none (masked below)
+        for c in range(deck):
+            if row[trick_at + leader * deck + c] != 0:
+                led_card = c
+                break
+        led = suit[led_card]
+        played_here = 0
+        unseen_trump = 0
+        best = 0  # trick strength of the table's best card: 0 off suit, 1..R in the led suit, 2R+1..3R in trump
+        by_slot[:] = 0
+        for c in range(deck):
+            table = False
+            gone = False
+            for p in range(n):
+                if row[trick_at + p * deck + c] != 0:
+                    table = True
+                if row[played_at + p * deck + c] != 0:
+                    gone = True
+            seen = row[hand_at + c] != 0 or gone or table or (turned_at >= 0 and row[turned_at + c] != 0)
+            on_table[c] = table
+            unseen[c] = not seen
+            is_trump = suit[c] == trump
+            strength[c] = trumps[c] if is_trump else plain[c]
+            if not seen:
+                by_slot[suit[c] * ranks + strength[c]] = 1
+                if is_trump:
+                    unseen_trump += 1
+            if table:
+                played_here += 1
+                key = (strength[c] + 1) * (suit[c] == led or is_trump) + 2 * ranks * is_trump
+                best = max(best, key)
+        for s in range(4):  # unseen cards above each slot of the suit
+            above = 0
+            for r in range(ranks - 1, -1, -1):
+                here = by_slot[s * ranks + r]
+                by_slot[s * ranks + r] = above
+                above += here
+        for c in range(deck):
+            if row[hand_at + c] == 0:
+                continue
+            is_trump = suit[c] == trump
+            key = (strength[c] + 1) * (suit[c] == led or is_trump) + 2 * ranks * is_trump
+            beats = played_here > 0 and key > best
+            higher = by_slot[suit[c] * ranks + strength[c]]
+            safe = higher == 0 and (is_trump or unseen_trump == 0)
+            out[i, c] = beats
+            out[i, deck + c] = np.float32(higher / (ranks - 1))
+            out[i, 2 * deck + c] = (played_here == 0 or beats) and (played_here == n - 1 or safe)
