@@ -47,9 +47,12 @@ the trainer, tests and notebooks import them from this module).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -90,6 +93,7 @@ def evaluate(
     threads: int = 1,
     records: bool = False,
     ray: str | bool | None = None,
+    journal: str | Path | None = None,
 ) -> Results:
     """Play ``deals`` duplicate deals of ``game`` between ``agents`` and return the :class:`Results`.
 
@@ -105,7 +109,10 @@ def evaluate(
     ``"local"``: a Ray instance on this machine; :mod:`trickenv.cluster`); the results are the same as
     without it. Every chunk starts its agents afresh (:class:`Lineup`), so a chunk's games depend only
     on the seed and the chunk, wherever and in whatever order the chunks run. A KeyboardInterrupt ends the run early with the deals finished so far
-    (``interrupted=True``).
+    (``interrupted=True``). ``journal``: a folder that keeps every finished chunk (:class:`Journal`), so the
+    same call run again (after a kill, or in another session) plays only the chunks still missing and
+    returns the results of the whole run; the agents must then be names or :class:`Recipe`s and the seed
+    fixed. The timing covers the chunks played by this call.
     """
     t_start = time.perf_counter()
     options = dict(options or {})
@@ -113,6 +120,8 @@ def evaluate(
     check_count("deals", deals)
     check_count("chunk", chunk)
     if seed is None:
+        if journal is not None:
+            raise JournalError("a journal continues one run: it needs a fixed seed (got seed=None)")
         seed = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
     if ratings:
         rating_model()  # fail now, not after the run
@@ -122,15 +131,21 @@ def evaluate(
     lineup = Lineup.of(agents, spec, seed)
     names = lineup.names
     design, plan = seating_plan(seatings, spec, len(names))
+    book = None
+    if journal is not None:
+        described = [describe_entry(a) for a in agents]
+        book = Journal(journal, {"game": game, "options": options, "agents": described, "seed": int(seed),
+                                 "deals": int(deals), "chunk": int(chunk), "seatings": [list(map(int, p)) for p in plan],
+                                 "records": bool(records), "player_files": player_files(described)})
 
     # 2.-4. the deals, chunk by chunk, played into one score table
     clock = Clock(names)
     bar = Progress(deals, -(-deals // chunk), f"{game} eval", progress)
     if ray:
         table, interrupted = play_deals_on_ray(game, options, lineup, plan, deals, seed, chunk, threads, clock, bar,
-                                               records, None if ray is True else str(ray))
+                                               records, None if ray is True else str(ray), book)
     else:
-        table, interrupted = play_deals(spec, lineup, plan, deals, seed, chunk, threads, clock, bar, records)
+        table, interrupted = play_deals(spec, lineup, plan, deals, seed, chunk, threads, clock, bar, records, book)
     t_play = time.perf_counter() - t_start
 
     # 5. statistics over the deals, then the ratings (slow: one openskill match per deal-seating)
@@ -198,6 +213,72 @@ class Recipe:
     agent: str
     seed: int
     kwargs: tuple[tuple[str, Any], ...] = ()
+
+
+def describe_entry(entry: Any) -> Any:
+    """How a journal records an agent of a run (a name, or a :class:`Recipe`'s fields); ValueError for an agent
+    object, which a later call could not be checked to repeat."""
+    if isinstance(entry, str):
+        return entry
+    if isinstance(entry, Recipe):
+        return json.loads(json.dumps({**asdict(entry), "kwargs": dict(entry.kwargs)}, default=str))
+    raise JournalError("a journal needs the agents as names or Recipes (a later call must be able to show it repeats "
+                     f"the run); got {type(entry).__name__}")
+
+
+def player_files(described: list[Any]) -> dict[str, str]:
+    """sha256 (16 hex digits) of every trained player a run may read: the shipped ones (searches read them too)
+    and any ``model:PATH`` among the agents, so a journal refuses to continue with other networks."""
+    from trickenv.agents.policy import shipped_model_path
+
+    files = {p.name: p for p in sorted(shipped_model_path("x").parent.glob("*.npz"))}
+    for entry in described:
+        for text in ([entry] if isinstance(entry, str) else [str(v) for v in entry["kwargs"].values()] + [entry["agent"]]):
+            if text.startswith("model:"):
+                files[text.partition(":")[2]] = Path(text.partition(":")[2])
+    return {name: hashlib.sha256(p.read_bytes()).hexdigest()[:16] for name, p in files.items() if p.is_file()}
+
+
+class JournalError(ValueError):
+    """A journal that cannot continue this run (another run's folder, agents it cannot record, no fixed seed)."""
+
+
+class Journal:
+    """A folder keeping the finished chunks of one evaluation (``evaluate(..., journal=DIR)``, ``trickenv eval
+    --journal DIR``): ``run.json`` says which run (game, options, agents, seed, deals, chunk, seatings, the
+    trained players' hashes: :func:`player_files`), and
+    every chunk played is written as ``chunk_K.npz`` (:meth:`.tables.Table.save`) as soon as it is done.
+    Since a chunk's games depend only on the run and the chunk, the same call run again plays the
+    missing chunks and gives the results of the uninterrupted run. A folder of another run is refused
+    (naming what differs) and left as it is."""
+
+    def __init__(self, path: str | Path, run: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.run = json.loads(json.dumps(run))
+        meta = self.path / "run.json"
+        if meta.exists():
+            have = json.loads(meta.read_text())
+            differ = [k for k in sorted(set(have) | set(self.run)) if have.get(k) != self.run.get(k)]
+            if differ:
+                raise JournalError(f"journal {self.path} holds another run; it differs in "
+                                 + "; ".join(f"{k}: {have.get(k)!r} there, {self.run.get(k)!r} here" for k in differ)
+                                 + ". Repeat that run's settings or use another folder")
+        else:
+            if self.path.exists() and any(self.path.iterdir()):
+                raise JournalError(f"journal {self.path} is a folder with other files and no run.json; use a new folder")
+            self.path.mkdir(parents=True, exist_ok=True)
+            tmp = meta.with_name("run.json.tmp")
+            tmp.write_text(json.dumps(self.run, indent=1))
+            tmp.replace(meta)
+
+    def finished(self) -> dict[int, Table]:
+        """The chunks written so far: chunk index -> table."""
+        return {int(p.stem.split("_")[1]): Table.load(p) for p in sorted(self.path.glob("chunk_*.npz"))
+                if not p.name.endswith(".tmp.npz")}
+
+    def keep(self, k: int, table: Table) -> None:
+        """Write chunk ``k``'s table."""
+        table.save(self.path / f"chunk_{k:05d}.npz")
 
 
 def build_agents(entries: Sequence[Any], spec: GameSpec, seed: int) -> tuple[list[str], list[Any]]:
@@ -296,16 +377,23 @@ def _model_from_bytes(spec: GameSpec, data: bytes, seed: int) -> Any:
 # ======================================================================= play
 
 def play_deals(spec: GameSpec, lineup: Lineup, plan: list[tuple[int, ...]], deals: int, seed: int, chunk: int,
-               threads: int, clock: "Clock", bar: "Progress", records: bool = False) -> tuple[Table, bool]:
+               threads: int, clock: "Clock", bar: "Progress", records: bool = False,
+               journal: "Journal | None" = None) -> tuple[Table, bool]:
     """``(table, interrupted)``: deals ``0..deals-1`` played in every seating of ``plan``, ``chunk`` deals at a
-    time. A KeyboardInterrupt stops the run and keeps the deals whose seatings have all finished."""
+    time. A KeyboardInterrupt stops the run and keeps the deals whose seatings have all finished. With a
+    ``journal`` its finished chunks are read instead of played, and every chunk played is written to it."""
     plan_arr = np.asarray(plan, np.int64)
     parts: list[Table] = []
     envs: dict[int, VecEnv] = {}  # one env per batch size (the last chunk may be smaller)
     interrupted = False
+    kept = journal.finished() if journal is not None else {}
     try:
         for start in range(0, deals, chunk):
             stop = min(start + chunk, deals)
+            if start // chunk in kept:
+                parts.append(kept[start // chunk])
+                bar.deals(stop - start)
+                continue
             current: Chunk | None = None
             try:
                 deal_arr, dealers = make_deals(spec, seed, start, stop)
@@ -319,6 +407,8 @@ def play_deals(spec: GameSpec, lineup: Lineup, plan: list[tuple[int, ...]], deal
                 interrupted = True
             if current is not None:
                 parts.append(current.table(records))
+                if journal is not None and not interrupted:
+                    journal.keep(start // chunk, parts[-1])
             if interrupted:
                 break
     finally:
@@ -346,21 +436,27 @@ def chunk_task(game: str, options: dict[str, Any], lineup: Lineup, plan: list[tu
 
 def play_deals_on_ray(game: str, options: dict[str, Any], lineup: Lineup, plan: list[tuple[int, ...]], deals: int,
                       seed: int, chunk: int, threads: int, clock: "Clock", bar: "Progress", records: bool,
-                      address: str | None) -> tuple[Table, bool]:
+                      address: str | None, journal: "Journal | None" = None) -> tuple[Table, bool]:
     """:func:`play_deals` with every chunk a Ray task (:func:`trickenv.cluster.run_tasks`): the tables are put
     back in chunk order, so the results equal a local run's. The bar counts the deals of finished chunks;
-    a KeyboardInterrupt keeps the chunks finished so far."""
+    a KeyboardInterrupt keeps the chunks finished so far. With a ``journal`` as in :func:`play_deals`."""
     from trickenv.cluster import run_tasks
 
     spec = trickenv.make_spec(game, **options)
     starts = list(range(0, deals, chunk))
-    jobs = [(game, options, lineup.portable(), plan, seed, s, min(s + chunk, deals), k, threads, records)
-            for k, s in enumerate(starts)]
-    parts: dict[int, Table] = {}
+    parts: dict[int, Table] = journal.finished() if journal is not None else {}
+    for k in parts:
+        bar.deals(min(starts[k] + chunk, deals) - starts[k])
+    todo = [k for k in range(len(starts)) if k not in parts]
+    jobs = [(game, options, lineup.portable(), plan, seed, starts[k], min(starts[k] + chunk, deals), k, threads,
+             records) for k in todo]
 
-    def done(k: int, result: tuple[Table, Clock]) -> None:
+    def done(i: int, result: tuple[Table, Clock]) -> None:
         table, part = result
+        k = todo[i]
         parts[k] = table
+        if journal is not None:
+            journal.keep(k, table)
         for a in range(len(clock.names)):
             clock.add_agent(a, part.agent_seconds[a], part.agent_decisions[a])
         clock.env += part.env

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -47,6 +48,28 @@ class Table:
             self.dealers = np.zeros(len(self.scores), np.int64)
         if self.deal_ids is None:
             self.deal_ids = np.arange(len(self.scores))
+
+    def save(self, path: str | Path) -> None:
+        """Write the table to ``path`` (npz; written to a temporary name and renamed, so a kill leaves no half file)."""
+        path = Path(path)
+        arrays = {"scores": self.scores, "dealers": self.dealers, "deal_ids": self.deal_ids}
+        for name, (value, weight) in self.metrics.items():
+            arrays[f"metric.value.{name}"] = value
+            arrays[f"metric.weight.{name}"] = weight
+        for key, value in (self.records or {}).items():
+            arrays[f"record.{key}"] = value
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez(tmp, **arrays)
+        tmp.replace(path)
+
+    @staticmethod
+    def load(path: str | Path) -> "Table":
+        """A table written by :meth:`save`."""
+        with np.load(path, allow_pickle=False) as f:
+            metrics = {k[len("metric.value."):]: (f[k], f["metric.weight." + k[len("metric.value."):]])
+                       for k in f.files if k.startswith("metric.value.")}
+            records = {k[len("record."):]: f[k] for k in f.files if k.startswith("record.")}
+            return Table(f["scores"], metrics, f["dealers"], f["deal_ids"], records or None)
 
     @staticmethod
     def concat(parts: list["Table"], num_seatings: int, num_players: int) -> "Table":

@@ -189,3 +189,24 @@ def test_agent_objects_travel_to_the_tasks_as_copies(cluster):
     pimc = make_agent("pimc", spec, seed=3, worlds=2)
     evaluate("four_tricks", [pimc, rules], **kw)  # its buffers are in use now
     assert evaluate("four_tricks", [pimc, rules], ray=cluster[0].address, **kw).deals == 16
+
+
+def test_a_journal_continues_an_interrupted_ray_run(cluster, monkeypatch, tmp_path):
+    """Ctrl-C after the first finished chunk with a journal: that chunk is on disk; the same call again plays the
+    rest on the cluster and gives the local uninterrupted run's results."""
+    original = evaluation.Progress.deals
+
+    def deals(self, k):
+        original(self, k)
+        raise KeyboardInterrupt
+
+    kw = dict(deals=24, seed=5, chunk=4, progress=False, ratings=False)
+    monkeypatch.setattr(evaluation.Progress, "deals", deals)
+    first = evaluate("four_tricks", ["rules", "random"], ray=cluster[0].address, journal=tmp_path / "j", **kw)
+    monkeypatch.setattr(evaluation.Progress, "deals", original)
+    assert first.interrupted and len(list((tmp_path / "j").glob("chunk_*.npz"))) == 1
+    again = evaluate("four_tricks", ["rules", "random"], ray=cluster[0].address, journal=tmp_path / "j", **kw)
+    local = evaluate("four_tricks", ["rules", "random"], **kw)
+    assert not again.interrupted and len(list((tmp_path / "j").glob("chunk_*.npz"))) == 6
+    same(local, again)
+    assert np.array_equal(local.table_data.scores, again.table_data.scores)

@@ -300,6 +300,74 @@ def test_interrupt_keeps_the_finished_deals(tmp_path):
     assert saved["agents"]["stop"]["deals"] == 8
 
 
+def test_a_journal_continues_a_killed_run_to_the_uninterrupted_results(tmp_path, monkeypatch, capsys):
+    """Every finished chunk is on disk at once; the same call again plays only what is missing (here nothing
+    twice) and gives the results of a run never stopped, records included; another run's folder is refused and
+    left as it was."""
+    from trickenv.agents import evaluation
+
+    kw = dict(deals=20, seed=11, chunk=4, progress=False, ratings=False, records=True)
+    full = evaluate("farbwechsel", ["rules", "random"], **kw)
+    played = []
+    original = evaluation.play_chunk
+
+    def play(vec, chunk, *args):
+        played.append(chunk.first_deal)
+        if len(played) == 3:  # killed in the third chunk
+            raise KeyboardInterrupt
+        return original(vec, chunk, *args)
+
+    monkeypatch.setattr(evaluation, "play_chunk", play)
+    first = evaluate("farbwechsel", ["rules", "random"], journal=tmp_path / "j", **kw)
+    assert first.interrupted and first.deals == 8
+    assert sorted(p.name for p in (tmp_path / "j").iterdir()) == ["chunk_00000.npz", "chunk_00001.npz", "run.json"]
+    again = evaluate("farbwechsel", ["rules", "random"], journal=tmp_path / "j", **kw)
+    assert played == [0, 4, 8, 8, 12, 16]  # the two kept chunks are read, not played again
+    assert not again.interrupted and numbers(again) == numbers(full)
+    assert np.array_equal(again.table_data.scores, full.table_data.scores)
+    for key, value in full.table_data.records.items():
+        assert np.array_equal(again.table_data.records[key], value), key
+    before = {p.name: p.read_bytes() for p in (tmp_path / "j").iterdir()}
+    with pytest.raises(ValueError, match=r"holds another run; it differs in agents: \['rules', 'random'\] there, "
+                                         r"\['rules', 'pimc'\] here; seed: 11 there, 12 here"):
+        evaluate("farbwechsel", ["rules", "pimc"], journal=tmp_path / "j", **{**kw, "seed": 12})
+    assert {p.name: p.read_bytes() for p in (tmp_path / "j").iterdir()} == before
+    with pytest.raises(ValueError, match="needs a fixed seed"):
+        evaluate("farbwechsel", ["rules", "random"], journal=tmp_path / "k", **{**kw, "seed": None})
+    with pytest.raises(ValueError, match="as names or Recipes"):
+        evaluate("farbwechsel", [("low", Lowest()), "random"], journal=tmp_path / "k", **kw)
+    assert not (tmp_path / "k").exists()
+    monkeypatch.setattr(evaluation, "play_chunk", original)
+    # The command line: the same command continues; another run's folder is a message, not a traceback.
+    args = ["eval", "farbwechsel", "--agents", "rules,random", "--deals", "8", "--chunk", "4", "--seed", "11",
+            "--no-ratings", "--no-progress", "--journal", str(tmp_path / "cli")]
+    main(args)
+    assert len(list((tmp_path / "cli").glob("chunk_*.npz"))) == 2
+    def table(out: str) -> list[str]:  # the results, without the timing lines
+        return [line for line in out.splitlines() if "deals/s" not in line and "ratings" not in line]
+
+    out1 = table(capsys.readouterr().out)
+    main(args)
+    assert table(capsys.readouterr().out) == out1 and any("rules" in line for line in out1)
+    with pytest.raises(SystemExit, match="trickenv eval: journal .* holds another run; it differs in deals: 8 there, "
+                                         "12 here"):
+        main([*args[:4], "--deals", "12", *args[6:]])
+
+
+def test_a_journal_refuses_to_continue_with_another_network(tmp_path):
+    """The players a run reads are part of it: a player file changed since the journal began is refused."""
+    from trickenv.agents.policy import load_policy, save_policy, shipped_model_path
+
+    weights, meta = load_policy(shipped_model_path("four_tricks"))
+    save_policy(tmp_path / "p.npz", weights, meta)
+    kw = dict(deals=2, seed=1, chunk=2, progress=False, ratings=False, journal=tmp_path / "j")
+    evaluate("four_tricks", [f"model:{tmp_path / 'p.npz'}", "rules"], **kw)
+    evaluate("four_tricks", [f"model:{tmp_path / 'p.npz'}", "rules"], **kw)  # unchanged: continues (nothing left)
+    save_policy(tmp_path / "p.npz", [(w * 0.5, b) for w, b in weights], meta)
+    with pytest.raises(ValueError, match="it differs in player_files"):
+        evaluate("four_tricks", [f"model:{tmp_path / 'p.npz'}", "rules"], **kw)
+
+
 def test_interrupt_keeps_the_finished_deals_of_the_chunk_in_play():
     """King Calling deals take different numbers of steps: stop when some deals of a chunk are over."""
     full = evaluate("koenigrufen", [("high", Highest()), ("low", Lowest())], deals=8, chunk=4, **FAST)

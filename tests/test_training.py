@@ -255,6 +255,24 @@ def test_the_warm_start_can_clone_the_search_agent(tmp_path):
         Run(tiny(bc_teacher="oracle"), tmp_path / "bad", progress=False)
 
 
+def test_the_warm_start_can_distil_a_trained_player(tmp_path):
+    """bc_teacher="model" (or "model:PATH"): the student imitates a saved player, e.g. a small network for playouts."""
+    teacher = make_agent("model", "four_tricks")
+    run = Run(tiny(steps=0, bc_samples=20000, bc_epochs=2, net=(64,), features="actions", bc_teacher="model"),
+              tmp_path / "small", progress=False)
+    run.train()
+    data = run.demonstrations()  # kept from the run: the teacher's choices in its own self-play
+    assert np.array_equal(data["action"], teacher.act_batch(data["obs"], data["mask"]))
+    student = make_agent(f"model:{tmp_path / 'small' / 'player.npz'}", "four_tricks")
+    assert [w.shape for w, _ in student.weights] == [(Features(run.spec, actions=True).size, 64), (64, 69)]
+    agree = (student.act_batch(data["obs"], data["mask"]) == data["action"]).mean()
+    assert agree > 0.6, agree
+    for bad in ("model:/nowhere/player.npz", f"model:{make_agent('model', 'farbwechsel').path}"):
+        with pytest.raises(ValueError, match="no trained player at|plays 'farbwechsel'"):
+            Run(tiny(bc_teacher=bad), tmp_path / "bad", progress=False)
+    assert not (tmp_path / "bad").exists()
+
+
 def test_the_temperature_is_in_reward_units():
     from trickenv.training.bc import score_temperature
 

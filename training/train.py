@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 import trickenv
+from trickenv.agents import make_agent
 from trickenv.agents.evaluation import evaluate
 from trickenv.agents.features import Features
 from trickenv.agents.policy import PolicyAgent, save_policy
@@ -80,7 +81,8 @@ class TrainConfig:
     ent_coef: float = 0.01
     bc_samples: int = 1_000_000
     bc_epochs: int = 3
-    bc_teacher: str = "rules"  # the agent the warm start imitates: "rules" or "pimc" (training/bc.py)
+    bc_teacher: str = "rules"  # the agent the warm start imitates: "rules", "pimc" or a player to distil, "model" or
+    # "model:PATH" (training/bc.py)
     bc_worlds: int = 8  # PIMC's sampled worlds per decision when bc_teacher is "pimc"
     bc_workers: int = 1  # processes searching PIMC demonstrations side by side (one per free core; also the
     # torch threads of the warm start's fit, which runs alone)
@@ -213,8 +215,11 @@ class Run:
             raise TypeError("a new run needs a TrainConfig (a dict of changes or None only with resume=True)")
         elif (self.ckpt / "model.zip").exists():
             raise FileExistsError(f"{self.out} holds a run already: pass --resume to continue it, or another --out")
-        if config.bc_teacher not in ("rules", "pimc"):
-            raise ValueError(f"bc_teacher must be 'rules' or 'pimc', got {config.bc_teacher!r}")
+        if config.bc_teacher not in ("rules", "pimc", "model") and not config.bc_teacher.startswith("model:"):
+            raise ValueError(f"bc_teacher must be 'rules', 'pimc', 'model' (the shipped player) or 'model:PATH' (a "
+                             f"player file), got {config.bc_teacher!r}")
+        if config.bc_teacher.startswith("model"):  # refuse a missing file or one of another game now, not later
+            make_agent(config.bc_teacher, trickenv.make_spec(config.game, **config.options))
         if isinstance(config.bc_workers, bool) or not isinstance(config.bc_workers, int) or config.bc_workers < 1:
             raise ValueError(f"bc_workers must be a positive integer, got {config.bc_workers!r}")
         if not config.bc_temperature >= 0:

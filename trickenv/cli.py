@@ -93,7 +93,7 @@ def option_lines(spec: Any) -> list[str]:
 def evaluate(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
     """Duplicate-deal evaluation (docs/agents.md): print the table, write JSON/CSV; exit 130 if interrupted."""
     from trickenv.agents import AGENTS
-    from trickenv.agents.evaluation import check_options, evaluate as run
+    from trickenv.agents.evaluation import JournalError, check_options, evaluate as run
 
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     try:  # mistakes on the command line: a message, not a traceback (errors during play keep theirs)
@@ -111,8 +111,8 @@ def evaluate(game: str, args: argparse.Namespace, options: dict[str, Any]) -> No
     try:
         results = run(game, agents, deals=args.deals, seed=args.seed, options=options, chunk=args.chunk,
                       progress=not args.no_progress, seatings=args.seatings, ratings=not args.no_ratings,
-                      threads=args.threads, records=args.records is not None, ray=args.ray)
-    except ImportError as e:
+                      threads=args.threads, records=args.records is not None, ray=args.ray, journal=args.journal)
+    except (ImportError, JournalError) as e:
         raise SystemExit(f"trickenv eval: {e}") from None
     if args.records:
         results.save_records(args.records)
@@ -262,6 +262,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--threads", type=int, default=1, help="threads for the env step (each steps a slice of the batch)")
     p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="run the chunks of deals as Ray tasks on the cluster at ADDRESS (HEAD:PORT; without it: $RAY_ADDRESS or a Ray instance on this machine); the same results as without --ray (the cluster extra)")
+    p.add_argument("--journal", default=None, metavar="DIR",
+                   help="keep every finished chunk in DIR: the same command run again continues the run")
     p.add_argument("--no-ratings", action="store_true", help="skip the openskill ratings")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p = sub.add_parser("tournament", help="duplicate tournament of the bundled agents in all three games")
