@@ -59,7 +59,7 @@ class Table:
         for key, value in (self.records or {}).items():
             arrays[f"record.{key}"] = value
         tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, **arrays)
+        np.savez_compressed(tmp, **arrays)
         tmp.replace(path)
 
     @staticmethod
