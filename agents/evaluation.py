@@ -60,7 +60,7 @@ import numpy as np
 import trickenv
 from trickenv.agents.base import act_rows
 from trickenv.agents.results import Results
-from trickenv.agents.seatings import check_options, make_deals, seating_plan
+from trickenv.agents.seatings import DESIGNS, check_options, make_deals, seating_plan
 from trickenv.agents.statistics import rate_matches, rating_model, summarize, table_means
 from trickenv.agents.tables import Chunk, Table
 from trickenv.games.base import GameSpec
@@ -68,7 +68,7 @@ from trickenv.vector import VecEnv
 
 # Re-exported: the parts of a run, importable from here as from their own modules.
 from trickenv.agents.results import format_table, tournament_table  # noqa: F401
-from trickenv.agents.seatings import BASE_PATTERNS, DESIGNS, MATCH_OPTIONS, make_seatings, rotations  # noqa: F401
+from trickenv.agents.seatings import BASE_PATTERNS, MATCH_OPTIONS, make_seatings, rotations  # noqa: F401
 from trickenv.agents.statistics import mean_ci, occupancy, t_cdf, t_quantile  # noqa: F401
 from trickenv.agents.tables import seat_metrics  # noqa: F401
 
@@ -177,6 +177,26 @@ def evaluate(
         seating_design=design, deals=played, deals_requested=int(deals), seed=int(seed), chunk=int(chunk),
         interrupted=interrupted, timing=timing, summary=summary, table_data=table,
     )
+
+
+def resume_evaluation(journal: str | Path, ray: str | bool | None = None, progress: bool = True, threads: int = 1,
+                      ratings: bool = True) -> Results:
+    """Continue (or read back) the evaluation kept in ``journal`` with the settings of its ``run.json``: the same
+    call as the one that began it, so it needs no other argument (``ray``, ``threads``, ``progress`` and
+    ``ratings`` change how it runs, not its results)."""
+    meta = Path(journal) / "run.json"
+    if not meta.exists():
+        raise JournalError(f"no evaluation journal at {journal} (no run.json)")
+    run = json.loads(meta.read_text())
+    agents = [a if isinstance(a, str) else Recipe(a["name"], a["agent"], a["seed"], tuple(a["kwargs"].items()))
+              for a in run["agents"]]
+    spec = trickenv.make_spec(run["game"], **run["options"])
+    plan = [tuple(p) for p in run["seatings"]]
+    # The design by its name where the plan is one of the named designs (the results then say so, as the first call's).
+    seatings = next((d for d in DESIGNS if [tuple(p) for p in seating_plan(d, spec, len(agents))[1]] == plan), plan)
+    return evaluate(run["game"], agents, deals=run["deals"], seed=run["seed"], options=run["options"],
+                    chunk=run["chunk"], progress=progress, seatings=seatings,
+                    ratings=ratings, threads=threads, records=run["records"], ray=ray, journal=journal)
 
 
 def check_count(what: str, value: Any) -> None:

@@ -368,6 +368,22 @@ def test_a_journal_refuses_to_continue_with_another_network(tmp_path):
         evaluate("four_tricks", [f"model:{tmp_path / 'p.npz'}", "rules"], **kw)
 
 
+def test_a_journal_is_resumed_from_its_folder_alone(tmp_path):
+    """resume_evaluation(DIR) repeats the call that began the journal (Recipes, options, seatings included)."""
+    from trickenv.agents.evaluation import Recipe, resume_evaluation
+
+    agents = [Recipe("pimc2", "pimc", 5, (("worlds", 2),)), "rules", "random"]
+    kw = dict(deals=6, seed=2, chunk=3, options={"num_players": 4}, seatings="all", progress=False, ratings=False)
+    full = evaluate("farbwechsel", agents, **kw)
+    evaluate("farbwechsel", agents, deals=6, seed=2, chunk=3, options={"num_players": 4}, seatings="all",
+             progress=False, ratings=False, journal=tmp_path / "j")
+    (tmp_path / "j" / "chunk_00001.npz").unlink()  # as if killed in the second chunk
+    again = resume_evaluation(tmp_path / "j", progress=False, ratings=False)
+    assert numbers(again) == numbers(full) and (tmp_path / "j" / "chunk_00001.npz").exists()
+    with pytest.raises(ValueError, match="no evaluation journal at"):
+        resume_evaluation(tmp_path / "nothing")
+
+
 def test_interrupt_keeps_the_finished_deals_of_the_chunk_in_play():
     """King Calling deals take different numbers of steps: stop when some deals of a chunk are over."""
     full = evaluate("koenigrufen", [("high", Highest()), ("low", Lowest())], deals=8, chunk=4, **FAST)
