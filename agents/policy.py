@@ -118,7 +118,8 @@ class PolicyAgent(BatchAgent):
 
         The first layer adds up only the weight rows of the observation's ones and of the nonzero trick
         facts (:mod:`trickenv.agents.sparse_layer`): the same values as the dense ``features(obs) @ W0 + b0``
-        up to float rounding, several times faster."""
+        up to float rounding, and faster (docs/performance.md, "The first layer, sparse"). The weights are
+        folded when the agent is made: change a player by making a new one."""
         x = np.asarray(obs)
         if x.ndim != 2 or x.shape[1] != self.spec.obs_size:
             raise ValueError(f"observations must be a [B, {self.spec.obs_size}] array for {self.spec.name}, "
