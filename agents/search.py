@@ -9,7 +9,8 @@ each world:
 - once at most ``solve_tricks`` tricks are left (the endgame), by solving the world:
   every seat plays perfectly with every hand open (the solver's paranoid value);
 - earlier, by playing the rest of the deal out with the ``rollout`` policy (the
-  rule-based agent) *until* the endgame starts, and solving the position reached.
+  rule-based agent; in Four Tricks the shipped trained player) *until* the endgame
+  starts, and solving the position reached.
 
 The action with the best mean over the worlds is played. ``inference`` says how the worlds
 are drawn: uniformly (``"none"``), weighted by a card-location model (``"cards"``), or by the
@@ -56,7 +57,9 @@ class SearchAgent(PIMCAgent):
     """PIMC over solved endgames: ``worlds`` sampled deals x every legal action per decision.
 
     ``solve_tricks``: how many tricks before the end the solver takes over (default
-    :data:`SOLVE_TRICKS`, capped at the deal's tricks). ``rollout``, ``search``,
+    :data:`SOLVE_TRICKS`, capped at the deal's tricks). ``rollout`` (None: the game's
+    ``GameSpec.search_agent_rollout``, Four Tricks' shipped player where it fits the variant, else
+    ``"rules"``), ``search``,
     ``tiebreak``, ``max_games`` and the state it needs are as for ``pimc``, except that
     ``search`` defaults to ``GameSpec.search_agent_decisions`` where the game sets it
     (Four Tricks with bids: ``"cards"``);
@@ -65,19 +68,28 @@ class SearchAgent(PIMCAgent):
     ``inference_policy`` (an agent name acting from the observation: ``"model"``, ``"rules"``, ``"model:PATH"``;
     None: the game's ``GameSpec.search_agent_likelihood`` file where it names one, else ``"model"``),
     ``inference_epsilon`` (how often a player leaves that policy) and ``inference_pool`` (None: 4 with
-    ``"policy"``, else 1) choose the worlds (module docstring).
+    ``"policy"``, else 1) choose the worlds (module docstring). ``refine`` = k > 0 takes a second look:
+    the k best actions after the first ``worlds`` worlds are valued again in ``refine_worlds`` (None:
+    ``worlds``) fresh worlds, and their values become the mean over all their worlds.
     """
 
     name = "search"
 
     def __init__(self, spec: GameSpec, seed: int | None = None, worlds: int = WORLDS, solve_tricks: int | None = None,
-                 rollout: str = "rules", max_games: int = 16384, tiebreak: float | None = None,
+                 rollout: str | None = None, max_games: int = 16384, tiebreak: float | None = None,
                  search: str | None = None, tt_bits: int = 18, opponents: str = "paranoid",
                  inference: str | None = None, inference_strength: float = 1.0, card_model: str | None = None,
                  inference_policy: str | None = None, inference_epsilon: float = INFERENCE_EPSILON,
-                 inference_pool: int | None = None) -> None:
+                 inference_pool: int | None = None, refine: int = 0, refine_worlds: int | None = None) -> None:
         if search is None:
             search = spec.search_agent_decisions or spec.search_decisions
+        if rollout is None:  # the game's choice (GameSpec.search_agent_rollout) where its player fits the variant
+            rollout = spec.search_agent_rollout
+            if rollout != "rules":
+                try:
+                    make_agent(rollout, spec)
+                except ValueError:
+                    rollout = "rules"
         super().__init__(spec, seed=seed, worlds=worlds, rollouts=1, rollout=rollout, max_games=max_games,
                          tiebreak=tiebreak, search=search)
         k = SOLVE_TRICKS if solve_tricks is None else solve_tricks
@@ -119,13 +131,25 @@ class SearchAgent(PIMCAgent):
             if getattr(self.inference_policy, "needs_state", False):
                 raise ValueError(f"inference_policy must act from the observation alone, got {inference_policy!r}")
         self.inference = inference
+        if isinstance(refine, bool) or not isinstance(refine, (int, np.integer)) or refine < 0:
+            raise ValueError(f"refine must be an integer >= 0 (0: no second look), got {refine!r}")
+        self.refine = int(refine)
+        if refine_worlds is None:
+            refine_worlds = self.worlds
+        if isinstance(refine_worlds, bool) or not isinstance(refine_worlds, (int, np.integer)) or refine_worlds < 1:
+            raise ValueError(f"refine_worlds must be a positive integer, got {refine_worlds!r}")
+        self.refine_worlds = int(refine_worlds)
 
-    def _worlds(self, state: State, games: np.ndarray, seats: np.ndarray) -> tuple[State, np.ndarray | None]:
+    def _worlds(self, state: State, games: np.ndarray, seats: np.ndarray,
+                look: int = 0) -> tuple[State, np.ndarray | None]:
         """Decision i's worlds (rows ``i * worlds ..``) and their weights ``[len(games), worlds]`` (rows
         summing to 1; None: equal). With ``inference_pool = k > 1``, ``k * worlds`` worlds are weighed and
-        ``worlds`` of them drawn by weight (systematic resampling), which then count equally."""
-        w, k = self.worlds, self.inference_pool
+        ``worlds`` of them drawn by weight (systematic resampling), which then count equally. ``look`` 1 draws
+        the second look's worlds (``refine``), from a seed of their own."""
+        w, k = self.refine_worlds if look else self.worlds, self.inference_pool
         seed = self.seed * 1_000_003 + self.decisions
+        if look:
+            seed = int(np.random.SeedSequence([self.seed, self.decisions, look]).generate_state(1)[0])
         worlds = sample_worlds(self.spec, state, games, seats, w * k, seed=seed)
         if self.inference == "none":
             return worlds, None
@@ -153,10 +177,25 @@ class SearchAgent(PIMCAgent):
         return (s[:, PHASE] == PH_PLAY) & (s[:, TRICK_NO] >= self.spec.num_tricks - self.solve_tricks)
 
     def _search(self, state: State, games: np.ndarray, legal: list[np.ndarray]) -> list[np.ndarray]:
-        spec, w = self.spec, self.worlds
         seats = state.s[games, TO_ACT].astype(np.int64)
         worlds, weights = self._worlds(state, games, seats)
+        means = self._values(state, games, seats, legal, worlds, weights, self.worlds)
+        if self.refine:
+            # The second look: the `refine` best actions of each decision are valued again in as many fresh worlds,
+            # and their means become the mean over both sets of worlds (the others keep the first look's).
+            top = [np.sort(np.argsort(-m, kind="stable")[:self.refine]) for m in means]
+            worlds, weights = self._worlds(state, games, seats, look=1)
+            again = self._values(state, games, seats, [a[t] for a, t in zip(legal, top)], worlds, weights,
+                                 self.refine_worlds)
+            share = self.refine_worlds / (self.worlds + self.refine_worlds)
+            for m, t, v in zip(means, top, again):
+                m[t] = (1.0 - share) * m[t] + share * v
         self.decisions += len(games)
+        return means
+
+    def _values(self, state: State, games: np.ndarray, seats: np.ndarray, legal: list[np.ndarray], worlds: State,
+                weights: np.ndarray | None, w: int) -> list[np.ndarray]:
+        """The mean value over decision i's ``w`` worlds of each of its actions ``legal[i]``."""
         means: list[np.ndarray | None] = [None] * len(games)
         late = self._endgame(state, games)
         # In the endgame, solve every world's every move at once.

@@ -185,3 +185,75 @@ def test_the_search_agent_leaves_four_tricks_bids_to_the_rule_based_agent():
     assert make_agent("pimc", bids, seed=0).search == bids.search_decisions == "all"
     assert SearchAgent(bids, seed=0, worlds=2, search="all").search == "all"
     assert SearchAgent(trickenv.make_spec("four_tricks"), seed=0, worlds=2).search == "all"  # the trump choice pays
+
+
+def test_four_tricks_search_plays_out_with_the_shipped_player_where_it_fits():
+    """GameSpec.search_agent_rollout: Four Tricks' default playouts are its shipped player's (measured stronger,
+    docs/agents.md); a variant the player does not fit, and the other games, keep the rule-based agent's; an
+    explicit ``rollout=`` wins."""
+    from trickenv.agents.policy import PolicyAgent
+
+    default = SearchAgent(trickenv.make_spec("four_tricks"), seed=0, worlds=2)
+    assert default.rollout_name == "model" and isinstance(default.policy, PolicyAgent)
+    assert SearchAgent(trickenv.make_spec("four_tricks", deck=52), seed=0, worlds=2).rollout_name == "rules"
+    assert SearchAgent(trickenv.make_spec("four_tricks"), seed=0, worlds=2, rollout="rules").rollout_name == "rules"
+    for game in ("farbwechsel", "koenigrufen"):
+        agent = SearchAgent(trickenv.make_spec(game), seed=0, worlds=2)
+        assert agent.rollout_name == "rules" and not isinstance(agent.policy, PolicyAgent)
+
+
+def _mid_deal(game, seed, steps):
+    vec = trickenv.make_vec(game, 16, seed=seed)
+    obs, mask, _ = vec.reset()
+    rules = make_agent("rules", game, seed=seed)
+    for _ in range(steps):
+        obs, mask, *_ = vec.step(rules.act_batch(obs, mask))
+    return vec, obs, mask
+
+
+@pytest.mark.parametrize("game,steps", [("four_tricks", 7), ("farbwechsel", 4), ("koenigrufen", 40)])
+def test_the_second_look_revalues_only_the_best_actions(game, steps):
+    """``refine=k``: the first look's values are kept for all but the k best actions of each decision; those
+    k are the mean over both looks' worlds, and the played action is the best of the values returned."""
+    vec, obs, mask = _mid_deal(game, 3, steps)
+    rows = np.arange(vec.num_envs)
+    kw = dict(seed=4, worlds=4, solve_tricks=2, rollout="rules")
+    _, first = SearchAgent(vec.spec, **kw).search_batch(obs, mask, state=vec.state, games=rows)
+    agent = SearchAgent(vec.spec, refine=2, refine_worlds=8, **kw)
+    actions, values = agent.search_batch(obs, mask, state=vec.state, games=rows)
+    searched = ~np.isnan(first).all(axis=1)
+    assert searched.sum() >= 4
+    for i in np.flatnonzero(searched):
+        legal = np.flatnonzero(~np.isnan(first[i]))
+        order = legal[np.argsort(-first[i, legal], kind="stable")]
+        top, rest = order[:2], order[2:]
+        np.testing.assert_array_equal(values[i, rest], first[i, rest])
+        assert values[i, actions[i]] == values[i, legal].max()  # (float32 values: a tie may hide a float64 order)
+        # Each value is a mean of playout/solver scores: a weighted mean of a 4-world and an 8-world mean.
+        assert np.all(np.isfinite(values[i, top]))
+    assert not np.array_equal(np.nan_to_num(values), np.nan_to_num(first))  # the second look moved some value
+    again = SearchAgent(vec.spec, refine=2, refine_worlds=8, **kw).search_batch(obs, mask, state=vec.state, games=rows)
+    np.testing.assert_array_equal(again[1], values)
+    np.testing.assert_array_equal(again[0], actions)
+
+
+def test_the_second_look_with_the_same_worlds_is_the_first_look_of_twice_as_many():
+    """With the second look's worlds equal to the first's, a refined value is exactly the mean over both looks:
+    checked by giving the second look the first look's worlds (the value must then not move)."""
+    vec, obs, mask = _mid_deal("four_tricks", 5, 10)
+    rows = np.arange(vec.num_envs)
+    kw = dict(seed=6, worlds=4, solve_tricks=2, rollout="rules")
+    _, first = SearchAgent(vec.spec, **kw).search_batch(obs, mask, state=vec.state, games=rows)
+    agent = SearchAgent(vec.spec, refine=3, **kw)
+    draw = agent._worlds
+    agent._worlds = lambda state, games, seats, look=0: draw(state, games, seats)  # both looks: the same worlds
+    _, values = agent.search_batch(obs, mask, state=vec.state, games=rows)
+    np.testing.assert_allclose(values, first, rtol=1e-6)
+
+
+@pytest.mark.parametrize("bad,match", [({"refine": -1}, "refine must be an integer >= 0"),
+                                       ({"refine": 1.5}, "refine must be an integer >= 0"),
+                                       ({"refine": 2, "refine_worlds": 0}, "refine_worlds must be a positive integer")])
+def test_a_bad_second_look_is_refused(bad, match):
+    with pytest.raises(ValueError, match=match):
+        SearchAgent(trickenv.make_spec("koenigrufen"), seed=0, worlds=2, **bad)

@@ -93,7 +93,9 @@ class GameSpec:
       where it differs from ``pimc``'s (``None``: the same); ``search_agent_inference``, how that agent
       weighs its worlds by default (``"none"``, ``"cards"`` or ``"policy"``); ``search_agent_likelihood``,
       the shipped player file (``agents/models/<name>.npz``) whose moves its policy inference assumes by
-      default (``None``: the game's shipped player).
+      default (``None``: the game's shipped player); ``search_agent_rollout``, who plays that agent's
+      playouts by default (an agent name: ``"rules"``, or ``"model"`` where the game's shipped player
+      fits the variant; where it does not, the rule-based agent).
     - Privileged observations (:mod:`trickenv.privileged`, for training signals only): the
       common part is every seat's hand and the undealt cards; ``privileged_extra(spec, state,
       games, seats) -> int8 [len(games), privileged_extra_size]`` adds the game's own
@@ -164,6 +166,7 @@ class GameSpec:
     search_agent_decisions: str | None = None
     search_agent_inference: str = "none"
     search_agent_likelihood: str | None = None
+    search_agent_rollout: str = "rules"
     seat_metrics: Callable[["GameSpec", dict[str, np.ndarray]], SeatMetrics] = no_seat_metrics
     privileged_extra: Callable[["GameSpec", State, np.ndarray, np.ndarray], np.ndarray] | None = None
     privileged_extra_size: int = 0
