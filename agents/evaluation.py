@@ -406,13 +406,12 @@ def play_deals(spec: GameSpec, lineup: Lineup, plan: list[tuple[int, ...]], deal
     parts: list[Table] = []
     envs: dict[int, VecEnv] = {}  # one env per batch size (the last chunk may be smaller)
     interrupted = False
-    kept = journal.finished() if journal is not None else {}
+    kept = kept_chunks(journal, deals, chunk, bar)
     try:
         for start in range(0, deals, chunk):
             stop = min(start + chunk, deals)
             if start // chunk in kept:
                 parts.append(kept[start // chunk])
-                bar.deals(stop - start)
                 continue
             current: Chunk | None = None
             try:
@@ -434,6 +433,14 @@ def play_deals(spec: GameSpec, lineup: Lineup, plan: list[tuple[int, ...]], deal
     finally:
         bar.close()
     return Table.concat(parts, len(plan), spec.num_players), interrupted
+
+
+def kept_chunks(journal: "Journal | None", deals: int, chunk: int, bar: "Progress") -> dict[int, Table]:
+    """The finished chunks ``journal`` holds, by chunk index (none without a journal), counted on the bar."""
+    kept = journal.finished() if journal is not None else {}
+    for k in kept:
+        bar.deals(min((k + 1) * chunk, deals) - k * chunk)
+    return kept
 
 
 def chunk_task(game: str, options: dict[str, Any], lineup: Lineup, plan: list[tuple[int, ...]], seed: int,
@@ -464,9 +471,7 @@ def play_deals_on_ray(game: str, options: dict[str, Any], lineup: Lineup, plan: 
 
     spec = trickenv.make_spec(game, **options)
     starts = list(range(0, deals, chunk))
-    parts: dict[int, Table] = journal.finished() if journal is not None else {}
-    for k in parts:
-        bar.deals(min(starts[k] + chunk, deals) - starts[k])
+    parts = kept_chunks(journal, deals, chunk, bar)
     todo = [k for k in range(len(starts)) if k not in parts]
     jobs = [(game, options, lineup.portable(), plan, seed, starts[k], min(starts[k] + chunk, deals), k, threads,
              records) for k in todo]
