@@ -30,6 +30,7 @@ import numpy as np
 import trickenv
 from trickenv.agents import make_agent
 
+GAME = "four_tricks"  # the game whose second look these settings tuned
 SETTINGS = [
     "64 worlds=worlds=64",
     "32 worlds=worlds=32",
@@ -71,9 +72,9 @@ def positions(game: str, batches: int, seed: int):
 
 
 def measure(game: str, settings: list[str], batches: int = 6, reference: int = 512, seed: int = 78,
-            rollout: str | None = None) -> list[dict[str, Any]]:
+            rollout: str | None = None, reference_seed: int = 999) -> list[dict[str, Any]]:
     """One row per setting (module docstring); every search uses the game's defaults apart from its setting
-    (and ``rollout`` if given)."""
+    (and ``rollout`` if given). The settings' searches are seeded 65, the reference ``reference_seed``."""
     spec = trickenv.make_spec(game)
     extra = {} if rollout is None else {"rollout": rollout}
     agents = []
@@ -82,7 +83,7 @@ def measure(game: str, settings: list[str], batches: int = 6, reference: int = 5
         # One seed for every setting (common random numbers): settings of 64 worlds share their first look, so
         # what differs between them is the setting, not the luck of another draw.
         agents.append((label, make_agent("search", spec, seed=65, **{**extra, **kwargs})))
-    big = make_agent("search", spec, seed=999, worlds=reference, max_games=65536, **extra)
+    big = make_agent("search", spec, seed=reference_seed, worlds=reference, max_games=65536, **extra)
     values: dict[str, list[np.ndarray]] = {label: [] for label, _ in agents}
     spent = dict.fromkeys(values, 0.0)
     truth = []
@@ -110,7 +111,7 @@ def measure(game: str, settings: list[str], batches: int = 6, reference: int = 5
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--game", default="four_tricks", choices=list(trickenv.GAMES))
+    ap.add_argument("--game", default=GAME, choices=list(trickenv.GAMES))
     ap.add_argument("--settings", nargs="+", default=SETTINGS, help="label=key=value,... (SearchAgent keywords)")
     ap.add_argument("--batches", type=int, default=6, help="batches of 64 decisions (6)")
     ap.add_argument("--reference", type=int, default=512, help="the reference search's worlds (512)")

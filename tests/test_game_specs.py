@@ -134,6 +134,7 @@ ALLOWED = {
     ("benchmarks/bench_envs.py", "TARGET_BATCHED"): "the benchmark's per-game settings",
     ("benchmarks/bench_agents.py", "VARIANTS"): "the benchmark's per-game settings",
     ("benchmarks/search_variants.py", "VARIANTS"): "the benchmark's per-game settings",
+    ("benchmarks/search_noise.py", "GAME"): "the benchmark's default game",
     ("benchmarks/bench_cluster.py", "SETTINGS"): "the benchmark's per-game settings",
     ("benchmarks/bench_peers.py", "TRICKENV"): "the benchmark's per-game settings",
 }
