@@ -22,6 +22,8 @@ state exactly to the agents that ask for it.
 
 from __future__ import annotations
 
+import inspect
+import re
 from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
@@ -115,15 +117,65 @@ def register(name: str, factory: Callable[..., Any], argument: tuple[str, type] 
         NAME_ARGUMENTS[name] = argument
 
 
+_KEYWORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _value(text: str) -> Any:
+    """A keyword's value as written in an agent name: an int, a float, true/false, none, else the text."""
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered == "none":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_agent_name(name: str) -> tuple[str, str, dict[str, Any]]:
+    """``"search:128:refine=3:rollout=rules"`` -> ``("search", "128", {"refine": 3, "rollout": "rules"})``.
+
+    After the agent's name come, each behind a colon, at most one plain argument (``model:PATH``, ``pimc:32``)
+    and then ``keyword=value`` pairs (ints, floats, ``true``/``false``, ``none`` or text). Pairs are read from
+    the end, so a path that itself holds colons stays whole. Only the syntax is checked here;
+    :func:`make_agent` checks the names and values."""
+    base, _, rest = name.partition(":")
+    parts = rest.split(":") if rest else []
+    kwargs: dict[str, Any] = {}
+    while parts and _KEYWORD.match(parts[-1]):
+        key, _, text = parts.pop().partition("=")
+        if key in kwargs:
+            raise ValueError(f"agent {name!r} gives {key!r} twice")
+        if not text:
+            raise ValueError(f"agent {name!r}: {key}= needs a value")
+        kwargs[key] = _value(text)
+    return base, ":".join(parts), dict(reversed(list(kwargs.items())))
+
+
+def _keywords(factory: Callable[..., Any]) -> list[str] | None:
+    """The keywords ``factory`` names (None: it passes others on, so only building the agent tells)."""
+    params = inspect.signature(factory).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
 def make_agent(name: str, spec: GameSpec | str, seed: int | None = None, **kwargs: Any) -> Any:
-    """The agent called ``name`` (``random``, ``rules``, ``pimc``, ``search``, ``model``) for a game spec; a name
-    may carry its agent's argument after a colon: ``model:PATH`` (a saved player), ``pimc:32``, ``search:16``
-    (worlds per decision)."""
+    """The agent called ``name`` (``random``, ``rules``, ``pimc``, ``search``, ``model``) for a game spec.
+
+    A name may carry its agent's argument after a colon: ``model:PATH`` (a saved player), ``pimc:32``,
+    ``search:16`` (worlds per decision), and after that any keyword of the agent's constructor as
+    ``:keyword=value`` (:func:`parse_agent_name`): ``search:refine=3:refine_worlds=128``,
+    ``pimc:32:rollout=random``. That is how the command line passes them. A keyword given both in the name
+    and in ``kwargs`` is an error, as are ``spec`` and ``seed`` in a name (the caller seeds the agent)."""
     if isinstance(spec, str):
         from trickenv.games import make_spec
 
         spec = make_spec(spec)
-    base, _, arg = name.partition(":")
+    base, arg, named = parse_agent_name(name)
     if base not in AGENTS:
         raise ValueError(f"unknown agent {name!r}; agents are {', '.join(sorted(AGENTS))}")
     if arg:
@@ -131,8 +183,24 @@ def make_agent(name: str, spec: GameSpec | str, seed: int | None = None, **kwarg
             raise ValueError(f"agent {base!r} takes no argument after ':' (got {name!r}); "
                              f"those that do: {', '.join(f'{k}:{v[0].upper()}' for k, v in NAME_ARGUMENTS.items())}")
         keyword, kind = NAME_ARGUMENTS[base]
+        if keyword in named:
+            raise ValueError(f"agent {name!r} gives {keyword!r} twice (':{arg}' is the {keyword})")
         try:
-            kwargs[keyword] = kind(arg)
+            named = {keyword: kind(arg), **named}
         except ValueError:
             raise ValueError(f"agent {name!r}: {keyword} must be {kind.__name__}, got {arg!r}") from None
-    return AGENTS[base](spec, seed=seed, **kwargs)
+    allowed = _keywords(AGENTS[base])
+    for key in named:
+        if key in ("spec", "seed") or (allowed is not None and key not in allowed):
+            choices = ", ".join(k for k in allowed or [] if k not in ("spec", "seed")) or "none"
+            raise ValueError(f"agent {name!r}: {base} takes no keyword {key!r}; its keywords: {choices}")
+        if key in kwargs:
+            raise ValueError(f"agent {name!r} gives {key!r}, and so does the caller")
+    if named and allowed is None:
+        try:
+            return AGENTS[base](spec, seed=seed, **named, **kwargs)
+        except TypeError as e:  # its factory passes keywords on: the agent's class refuses an unknown one
+            if "unexpected keyword" not in str(e):
+                raise
+            raise ValueError(f"agent {name!r}: {e}") from None
+    return AGENTS[base](spec, seed=seed, **named, **kwargs)

@@ -58,7 +58,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 import trickenv
-from trickenv.agents.base import act_rows
+from trickenv.agents.base import act_rows, parse_agent_name
 from trickenv.agents.results import Results
 from trickenv.agents.seatings import DESIGNS, check_options, make_deals, seating_plan
 from trickenv.agents.statistics import rate_matches, rating_model, summarize, table_means
@@ -254,8 +254,9 @@ def player_files(described: list[Any]) -> dict[str, str]:
     files = {p.name: p for p in sorted(shipped_model_path("x").parent.glob("*.npz"))}
     for entry in described:
         for text in ([entry] if isinstance(entry, str) else [str(v) for v in entry["kwargs"].values()] + [entry["agent"]]):
-            if text.startswith("model:"):
-                files[text.partition(":")[2]] = Path(text.partition(":")[2])
+            base, path, _ = parse_agent_name(text)
+            if base == "model" and path:
+                files[path] = Path(path)
     return {name: hashlib.sha256(p.read_bytes()).hexdigest()[:16] for name, p in files.items() if p.is_file()}
 
 
@@ -371,7 +372,7 @@ class Lineup:
                 continue
             s = entry.seed if k == 0 else int(np.random.SeedSequence([entry.seed, k]).generate_state(1, np.uint32)[0])
             if entry.agent in self.data:
-                out.append(_model_from_bytes(spec, self.data[entry.agent], s))
+                out.append(_model_from_bytes(spec, self.data[entry.agent], s, entry.agent, dict(entry.kwargs)))
             else:
                 out.append(make_agent(entry.agent, spec, seed=s, **dict(entry.kwargs)))
         return out
@@ -380,18 +381,20 @@ class Lineup:
         """The lineup with every ``model:PATH`` file read in, for nodes that do not have the file."""
         data = dict(self.data)
         for entry in self.entries:
-            if isinstance(entry, Recipe) and entry.agent.startswith("model:") and entry.agent not in data:
-                with open(entry.agent.partition(":")[2], "rb") as f:
+            base, path, _ = parse_agent_name(entry.agent) if isinstance(entry, Recipe) else ("", "", {})
+            if base == "model" and path and entry.agent not in data:
+                with open(path, "rb") as f:
                     data[entry.agent] = f.read()
         return Lineup(self.names, self.entries, data)  # without chunk 0's agents: tasks make their own
 
 
-def _model_from_bytes(spec: GameSpec, data: bytes, seed: int) -> Any:
-    from trickenv.agents.policy import PolicyAgent
+def _model_from_bytes(spec: GameSpec, data: bytes, seed: int, name: str, kwargs: dict[str, Any]) -> Any:
+    """The player ``name`` (``model:PATH[:keyword=value...]``) with its file's bytes ``data`` standing for PATH."""
+    from trickenv.agents import make_agent
     from trickenv.cluster import file_of
 
     with file_of(data) as path:
-        return PolicyAgent(spec, path=path, seed=seed)
+        return make_agent(f"model:{path}", spec, seed=seed, **parse_agent_name(name)[2], **kwargs)
 
 
 # ======================================================================= play

@@ -77,3 +77,43 @@ def test_card_text_forms():
     with pytest.raises(ValueError, match="deck must be one of"):
         cards.num_ranks(36)
     assert trickenv.make_vec("four_tricks", 1).spec.action_str(49) == "trump spades"
+
+
+def test_agent_names_carry_keywords():
+    """``NAME[:ARG][:keyword=value...]``: the keywords reach the agent; mistakes are refused with the agent's
+    keywords listed; the command line and the journal's path handling read the same names."""
+    from trickenv.agents import make_agent
+    from trickenv.agents.base import parse_agent_name
+
+    assert parse_agent_name("search:128:refine=3:rollout=rules:tiebreak=0.5:sample=true:x=none") == (
+        "search", "128", {"refine": 3, "rollout": "rules", "tiebreak": 0.5, "sample": True, "x": None})
+    assert parse_agent_name("model:/tmp/a:b/p.npz") == ("model", "/tmp/a:b/p.npz", {})
+    assert parse_agent_name("rules") == ("rules", "", {})
+    agent = make_agent("search:32:refine=2:refine_worlds=40:rollout=random", "four_tricks", seed=1)
+    assert (agent.worlds, agent.refine, agent.refine_worlds) == (32, 2, 40)
+    assert make_agent("pimc:rollouts=2", "koenigrufen").rollouts == 2
+    assert make_agent("model:sample=true", "four_tricks").sample is True
+    assert make_agent("rules:alpha=0.25", "four_tricks", seed=0) is not None
+    for name, message in [("search:bogus=1", "takes no keyword 'bogus'; its keywords: worlds, "),
+                          ("search:seed=3", "takes no keyword 'seed'"),
+                          ("search:32:worlds=3", "gives 'worlds' twice"),
+                          ("search:refine=1:refine=2", "gives 'refine' twice"),
+                          ("search:refine=", "refine= needs a value"),
+                          ("search:refine=-1", "refine must be an integer >= 0"),
+                          ("random:x=1", "unexpected keyword argument 'x'"),
+                          ("rules:5", "takes no argument")]:
+        with pytest.raises(ValueError, match=message):
+            make_agent(name, "four_tricks")
+    with pytest.raises(ValueError, match="so does the caller"):
+        make_agent("pimc:rollouts=2", "four_tricks", rollouts=3)
+
+
+def test_eval_takes_agent_keywords_on_the_command_line(tmp_path, capsys):
+    import json
+
+    out = tmp_path / "out.json"
+    main(["eval", "four_tricks", "--agents", "pimc:2:rollout=random,rules", "--deals", "2", "--no-progress",
+          "--no-ratings", "--json", str(out)])
+    assert list(json.loads(out.read_text())["agents"]) == ["pimc:2:rollout=random", "rules"]
+    with pytest.raises(SystemExit, match="takes no keyword 'nope'"):
+        main(["eval", "four_tricks", "--agents", "pimc:nope=1,rules", "--deals", "2", "--no-progress"])

@@ -92,7 +92,7 @@ def option_lines(spec: Any) -> list[str]:
 
 def evaluate(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
     """Duplicate-deal evaluation (docs/agents.md): print the table, write JSON/CSV; exit 130 if interrupted."""
-    from trickenv.agents import AGENTS
+    from trickenv.agents import AGENTS, make_agent
     from trickenv.agents.evaluation import JournalError, check_options, evaluate as run
 
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
@@ -105,7 +105,9 @@ def evaluate(game: str, args: argparse.Namespace, options: dict[str, Any]) -> No
         if args.deals < 1 or args.chunk < 1:
             raise ValueError("--deals and --chunk must be positive")
         check_options(options)
-        trickenv.make_spec(game, **options)
+        spec = trickenv.make_spec(game, **options)
+        for name in agents:  # an agent's keywords and values (search:refine=-1) are refused before any play
+            make_agent(name, spec, seed=0)
     except ValueError as e:
         raise SystemExit(f"trickenv eval: {e}") from None
     try:
@@ -250,7 +252,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     p = sub.add_parser("eval", help="compare agents on duplicate deals (docs/agents.md)")
     p.add_argument("game", choices=sorted(trickenv.GAMES))
     p.add_argument("options", nargs="*", help="game options as name=value, e.g. num_players=4")
-    p.add_argument("--agents", required=True, help="comma-separated agent names, e.g. random,rules,pimc,model:PATH")
+    p.add_argument("--agents", required=True,
+                   help="comma-separated agent names, e.g. random,rules,pimc,model:PATH; an agent's keywords follow "
+                        "its name after colons: search:128:refine=3:rollout=rules (docs/agents.md)")
     p.add_argument("--deals", type=int, default=1000, help="number of deals (each played in every seating)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
     p.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON")
