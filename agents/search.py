@@ -12,7 +12,9 @@ each world:
   rule-based agent; in Four Tricks the shipped trained player) *until* the endgame
   starts, and solving the position reached.
 
-The action with the best mean over the worlds is played. ``inference`` says how the worlds
+The action with the best mean over the worlds is played; with ``refine`` = k the k best are first
+valued again in fresh worlds (a second look; Four Tricks' default, ``GameSpec.search_agent_refine``).
+``inference`` says how the worlds
 are drawn: uniformly (``"none"``), weighted by a card-location model (``"cards"``), or by the
 likelihood of the other seats' moves so far under a policy, replayed in every world
 (``"policy"``, :mod:`trickenv.agents.inference`; with a pool of ``inference_pool x worlds``
@@ -70,7 +72,9 @@ class SearchAgent(PIMCAgent):
     ``inference_epsilon`` (how often a player leaves that policy) and ``inference_pool`` (None: 4 with
     ``"policy"``, else 1) choose the worlds (module docstring). ``refine`` = k > 0 takes a second look:
     the k best actions after the first ``worlds`` worlds are valued again in ``refine_worlds`` (None:
-    ``worlds``) fresh worlds, and their values become the mean over all their worlds.
+    ``worlds``) fresh worlds, and their values become the mean over all their worlds. ``refine=None``
+    takes the game's ``GameSpec.search_agent_refine`` (k, and where ``refine_worlds`` is None its multiple
+    of ``worlds``) when the playouts are the game's default ones, else no second look.
     """
 
     name = "search"
@@ -80,9 +84,11 @@ class SearchAgent(PIMCAgent):
                  search: str | None = None, tt_bits: int = 18, opponents: str = "paranoid",
                  inference: str | None = None, inference_strength: float = 1.0, card_model: str | None = None,
                  inference_policy: str | None = None, inference_epsilon: float = INFERENCE_EPSILON,
-                 inference_pool: int | None = None, refine: int = 0, refine_worlds: int | None = None) -> None:
+                 inference_pool: int | None = None, refine: int | None = None,
+                 refine_worlds: int | None = None) -> None:
         if search is None:
             search = spec.search_agent_decisions or spec.search_decisions
+        game_rollout = rollout is None
         if rollout is None:  # the game's choice (GameSpec.search_agent_rollout) where its player fits the variant
             rollout = spec.search_agent_rollout
             if rollout != "rules":
@@ -90,6 +96,11 @@ class SearchAgent(PIMCAgent):
                     make_agent(rollout, spec)
                 except ValueError:
                     rollout = "rules"
+        if refine is None:  # the game's second look comes with the game's playouts it was measured with
+            measured = game_rollout and rollout == spec.search_agent_rollout
+            refine, times = spec.search_agent_refine if measured else (0, 0)
+            if refine_worlds is None and refine:
+                refine_worlds = max(1, round(times * worlds))
         super().__init__(spec, seed=seed, worlds=worlds, rollouts=1, rollout=rollout, max_games=max_games,
                          tiebreak=tiebreak, search=search)
         k = SOLVE_TRICKS if solve_tricks is None else solve_tricks

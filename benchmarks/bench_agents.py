@@ -126,10 +126,13 @@ def main() -> None:
         print("|---|---|---:|---:|")
         for game in args.games:
             rows = [("pimc", "pimc", {}), ("pimc:64", "pimc:64", {}), ("search", "search", {})]
-            if trickenv.make_spec(game).search_agent_rollout != "rules":  # the other budget: rule-based playouts
+            spec = trickenv.make_spec(game)
+            # The smaller budgets where the game's default spends more (docs/agents.md, "What more time buys").
+            if spec.search_agent_refine[0]:
+                rows.append(("search without the second look", "search",
+                             {"refine": 0, "rollout": spec.search_agent_rollout}))
+            if spec.search_agent_rollout != "rules":
                 rows.append(("search, rule-based playouts", "search", {"rollout": "rules"}))
-            # The second look (refine) measured for Four Tricks' final (docs/agents.md).
-            rows.append(("search, second look at 3 moves in 128 worlds", "search", {"refine": 3, "refine_worlds": 128}))
             for label, agent, kwargs in rows:
                 for asked in (1, 64):
                     ms = ms_per_decision(game, agent, args.seconds, asked, **kwargs)

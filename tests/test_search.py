@@ -202,6 +202,25 @@ def test_four_tricks_search_plays_out_with_the_shipped_player_where_it_fits():
         assert agent.rollout_name == "rules" and not isinstance(agent.policy, PolicyAgent)
 
 
+def test_four_tricks_search_takes_a_second_look_with_its_default_playouts():
+    """GameSpec.search_agent_refine comes with the playouts it was measured with: Four Tricks' default search
+    takes its second look (3 moves in twice its worlds more: 64 + 128); other playouts, other variants and
+    the other games take none unless asked; explicit values win."""
+    spec = trickenv.make_spec("four_tricks")
+    assert spec.search_agent_refine == (3, 2.0)
+    default = SearchAgent(spec, seed=0)
+    assert (default.worlds, default.refine, default.refine_worlds) == (64, 3, 128)
+    assert (make_agent("search:5", spec).refine, make_agent("search:5", spec).refine_worlds) == (3, 10)
+    assert SearchAgent(spec, seed=0, worlds=2, rollout="rules").refine == 0
+    assert SearchAgent(spec, seed=0, worlds=2, rollout="model").refine == 0  # asked for: no game default
+    assert SearchAgent(trickenv.make_spec("four_tricks", deck=52), seed=0, worlds=2).refine == 0
+    assert (SearchAgent(spec, seed=0, worlds=2, refine=0).refine, SearchAgent(spec, seed=0, worlds=2, refine=2,
+                                                                               ).refine_worlds) == (0, 2)
+    assert SearchAgent(spec, seed=0, worlds=2, refine_worlds=5).refine_worlds == 5
+    for game in ("farbwechsel", "koenigrufen"):
+        assert SearchAgent(trickenv.make_spec(game), seed=0, worlds=2).refine == 0
+
+
 def _mid_deal(game, seed, steps):
     vec = trickenv.make_vec(game, 16, seed=seed)
     obs, mask, _ = vec.reset()
