@@ -488,7 +488,7 @@ def make_spec(**options: Any) -> GameSpec:
         search_agent_rollout="model",
         # With those playouts, a second look at the 3 best moves in twice as many fresh worlds (64 + 128)
         # measured +0.919 [0.839, 0.999] against pimc (1,000 fresh deals, seed 7070; without it +0.762 on
-        # seed 6060; docs/agents.md), at about 1.7-1.9x the time a decision.
+        # seed 6060; docs/agents.md), at 1.7-2x the time a decision.
         search_agent_refine=(3, 2.0),
         record_action=record_action, record_options=record_options, history_actions=history_actions,
         action_features=trick_facts, action_feature_names=TRICK_FACTS,
