@@ -381,7 +381,9 @@ class Lineup:
         """The lineup with every ``model:PATH`` file read in, for nodes that do not have the file."""
         data = dict(self.data)
         for entry in self.entries:
-            base, path, _ = parse_agent_name(entry.agent) if isinstance(entry, Recipe) else ("", "", {})
+            if not isinstance(entry, Recipe):
+                continue
+            base, path, _ = parse_agent_name(entry.agent)
             if base == "model" and path and entry.agent not in data:
                 with open(path, "rb") as f:
                     data[entry.agent] = f.read()
