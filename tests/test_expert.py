@@ -16,7 +16,7 @@ from trickenv.agents.evaluation import evaluate  # noqa: E402
 from trickenv.training import Run, TrainConfig  # noqa: E402
 from trickenv.training.bc import demonstrations  # noqa: E402
 from trickenv.privileged import privileged_size  # noqa: E402
-from trickenv.training.expert import label_positions  # noqa: E402
+from trickenv.training.expert import label_positions, opponent_seats, parse_opponents  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning")
 
@@ -56,6 +56,27 @@ def test_with_a_league_at_the_table_only_the_students_seats_are_labelled():
     # A random student's moves are rarely the rule-based agent's: the labelled rows are the student's decisions.
     assert (data["played"] != rules.act_batch(data["obs"], data["mask"])).mean() > 0.3
     assert data["privileged"].shape == (len(data["action"]), privileged_size(spec))
+
+
+def test_the_labelling_tables_seat_the_opponents_asked_for():
+    spec = trickenv.make_spec("four_tricks")
+    assert parse_opponents("rules=3, random=1,pimc:8=2") == {"rules": 3, "random": 1, "pimc:8": 2}
+    assert opponent_seats({"rules": 3, "random": 1, "pimc": 0}) == ("rules", "rules", "rules", "random")
+
+    def labels(opponents):  # a fresh student and expert each time: their random draws start alike
+        return label_positions(spec, make_agent("random", spec, seed=1), make_agent("pimc", spec, seed=4, worlds=2),
+                               600, seed=6, batch=16, share=0.3, opponents=opponents)
+
+    # The default weights are the tables the shipped players were labelled at, draw for draw.
+    default = labels(opponent_seats(parse_opponents("rules=3,random=1")))
+    assert all(np.array_equal(default[k], labels(("rules", "rules", "rules", "random"))[k], equal_nan=True)
+               for k in default)
+    # With pimc beside the student it reaches other positions than beside the rule-based agent.
+    assert not np.array_equal(labels(("pimc:2",))["obs"][:200], labels(("rules",))["obs"][:200])
+    for bad, message in (("rules", "is not NAME=WEIGHT"), ("rules=1,rules=2", "named twice"),
+                         ("rules=0.5", "must be a whole number")):
+        with pytest.raises(ValueError, match=message):
+            parse_opponents(bad)
 
 
 def tiny(**kw) -> TrainConfig:
@@ -110,8 +131,25 @@ def test_a_tiny_expert_iteration_run_improves_on_its_warm_start(tmp_path):
     assert res["pairs"][0]["ci95"][0] > 0, res["pairs"][0]
 
 
+def test_a_run_labels_at_the_tables_of_its_expert_opponents(tmp_path, monkeypatch):
+    import trickenv.training.train as train_module
+
+    seats = []
+    real = train_module.label_chunk
+    monkeypatch.setattr(train_module, "label_chunk", lambda *job: seats.append(job[9]) or real(*job))
+    config = tiny(expert_iterations=1, expert_opponents={"rules": 1, "pimc:2": 2})
+    Run(config, tmp_path / "r", progress=False).train()
+    assert seats == [("rules", "pimc:2", "pimc:2")] * 3  # every chunk
+    assert json.loads((tmp_path / "r" / "config.json").read_text())["expert_opponents"] == {"rules": 1, "pimc:2": 2}
+    with pytest.raises(ValueError, match="expert_opponents is"):  # what it learns from: not changed on resume
+        Run({"expert_opponents": {"rules": 1}}, tmp_path / "r", resume=True, progress=False)
+
+
 def test_expert_settings_are_checked(tmp_path):
-    for bad, message in ((dict(expert="oracle"), "expert must be one of search, pimc"),
+    for bad, message in ((dict(expert_opponents={"oracle": 1}), "expert_opponents: oracle: unknown agent"),
+                         (dict(expert_opponents={"rules": 0}), "at least one weight must be above 0"),
+                         (dict(expert_opponents={"rules": -1}), "whole number >= 0"),
+                         (dict(expert_opponents={"pimc:x": 1}), "expert_opponents: pimc:x"),(dict(expert="oracle"), "expert must be one of search, pimc"),
                          (dict(expert_worlds=0), "expert_worlds must be an integer >= 1"),
                          (dict(expert_rollout="pimc"), "expert_rollout must be"),
                          (dict(expert_share=1.5), "expert_share must be")):
@@ -119,7 +157,7 @@ def test_expert_settings_are_checked(tmp_path):
             Run(tiny(**bad), tmp_path / "bad", progress=False)
 
 
-def test_the_command_line_refuses_bad_expert_flags_clearly(tmp_path):
+def test_the_command_line_refuses_bad_expert_flags_clearly(tmp_path, capsys):
     from trickenv.cli import main
 
     with pytest.raises(SystemExit, match="expert must be one of search, pimc"):
@@ -127,6 +165,13 @@ def test_the_command_line_refuses_bad_expert_flags_clearly(tmp_path):
     with pytest.raises(SystemExit, match="expert_share must be in"):
         main(["train", "four_tricks", "--out", str(tmp_path / "r"), "--expert", "search", "--expert-share", "0",
               "--no-progress"])
+    with pytest.raises(SystemExit):  # argparse prints the message and exits with 2
+        main(["train", "four_tricks", "--out", str(tmp_path / "r"), "--expert", "search", "--expert-opponents",
+              "rules", "--no-progress"])
+    assert "'rules' is not NAME=WEIGHT" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="unknown agent 'bogus'"):
+        main(["train", "four_tricks", "--out", str(tmp_path / "r"), "--expert", "search", "--expert-opponents",
+              "rules=3,bogus=1", "--no-progress"])
     assert not (tmp_path / "r" / "checkpoint").exists()
 
 

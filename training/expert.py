@@ -39,12 +39,56 @@ from trickenv.rewards import reward_scale
 from trickenv.vector import VecEnv
 
 EXPERTS = ("search", "pimc")
-# Who sits beside the student: a name listed twice is drawn twice as often.
-OPPONENTS = ("rules", "rules", "rules", "random")
+# Who sits beside the student (``trickenv train --expert-opponents``): agent names and their weights, whole numbers;
+# a seat draws each name as often as its weight says. The default is the tables the shipped players learned at.
+OPPONENTS = {"rules": 3, "random": 1}
+
+
+def opponent_seats(weights: dict[str, int]) -> tuple[str, ...]:
+    """The names a seat draws from, uniformly: each name repeated its weight times, in the order given
+    (``{"rules": 3, "random": 1}`` -> rules, rules, rules, random)."""
+    return tuple(name for name, weight in weights.items() for _ in range(weight))
+
+
+def parse_opponents(text: str) -> dict[str, int]:
+    """``--expert-opponents rules=3,random=1,pimc=1``: agent names with whole-number weights (0 leaves a name out).
+
+    Raises ``ValueError`` naming the part that is not ``NAME=WEIGHT``; the names are checked when the run
+    builds them (:func:`check_opponents`)."""
+    out: dict[str, int] = {}
+    for part in text.split(","):
+        name, eq, value = part.strip().rpartition("=")
+        name = name.strip()
+        if not eq or not name:
+            raise ValueError(f"expert_opponents: {part!r} is not NAME=WEIGHT (e.g. rules=3,random=1,pimc=1)")
+        if name in out:
+            raise ValueError(f"expert_opponents: {name} is named twice")
+        try:
+            out[name] = int(value)
+        except ValueError:
+            raise ValueError(f"expert_opponents: the weight of {name} must be a whole number, got {value!r}") from None
+    return out
+
+
+def check_opponents(spec: GameSpec, weights: Any) -> None:
+    """Refuse a table that cannot be drawn: a weight that is not a whole number >= 0, no weight above 0, or a
+    name :func:`~trickenv.agents.make_agent` cannot build (its message names what is allowed)."""
+    if not isinstance(weights, dict):
+        raise ValueError(f"expert_opponents must map agent names to weights, e.g. {OPPONENTS}, got {weights!r}")
+    for name, weight in weights.items():
+        if isinstance(weight, bool) or not isinstance(weight, int) or weight < 0:
+            raise ValueError(f"expert_opponents: the weight of {name} must be a whole number >= 0, got {weight!r}")
+    if not opponent_seats(weights):
+        raise ValueError(f"expert_opponents: at least one weight must be above 0, got {weights}")
+    for name in weights:
+        try:
+            make_agent(name, spec)
+        except (ValueError, KeyError, FileNotFoundError) as e:
+            raise ValueError(f"expert_opponents: {name}: {e}") from None
 
 
 def label_positions(spec: GameSpec, student: Any, expert: Any, samples: int, seed: int = 0, batch: int = 128,
-                    share: float = 0.5, opponents: Sequence[Any] = OPPONENTS, privileged: bool = False,
+                    share: float = 0.5, opponents: Sequence[Any] = opponent_seats(OPPONENTS), privileged: bool = False,
                     progress: bool = False) -> dict[str, np.ndarray]:
     """At least ``samples`` decisions of student seats, each labelled by ``expert``; the student's moves are played.
 

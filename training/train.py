@@ -56,7 +56,7 @@ from trickenv.agents.features import Features
 from trickenv.agents.policy import PolicyAgent, save_policy
 from trickenv.single_seat import SeatEnv
 from trickenv.training.bc import behaviour_clone, demonstrations, demonstrations_in_parallel, exit_with_parent
-from trickenv.training.expert import EXPERTS, OPPONENTS, label_chunk
+from trickenv.training.expert import EXPERTS, OPPONENTS, check_opponents, label_chunk, opponent_seats
 from trickenv.training.league import League, Schedule
 from trickenv.training.vec_env import SeatVecEnv
 
@@ -106,6 +106,8 @@ class TrainConfig:
     expert_worlds: int = 16  # sampled worlds per searched decision
     expert_rollout: str = "rules"  # who plays the expert's playouts: "rules", "random" or "student"
     expert_share: float = 0.5  # chance that a seat of a labelling deal is the student's (else the league's)
+    # The league at the labelling tables' other seats: agent names and whole-number weights (training/expert.py)
+    expert_opponents: dict[str, int] = field(default_factory=lambda: dict(OPPONENTS))
     expert_epochs: int = 2  # epochs of each fit over the labels so far
     expert_workers: int = 1  # processes labelling chunks side by side (one per free core)
     # Ray cluster address for the searches (the warm start's bc_workers parts, the expert's label chunks): "" runs
@@ -183,6 +185,8 @@ def check_expert(c: TrainConfig) -> None:
         raise ValueError(f"expert_rollout must be 'rules', 'random' or 'student', got {c.expert_rollout!r}")
     if not 0.0 < c.expert_share <= 1.0:
         raise ValueError(f"expert_share must be in (0, 1], got {c.expert_share!r}")
+    if c.expert:
+        check_opponents(trickenv.make_spec(c.game, **c.options), c.expert_opponents)
 
 
 def policy_weights(model) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -372,7 +376,7 @@ class Run:
             todo = [k for k in range(chunks) if not (folder / f"labels_{i}_{k}.npz").exists()]
             jobs = [(c.game, c.options, str(student), c.expert, c.expert_worlds, c.expert_rollout,
                      min(c.expert_chunk, c.expert_samples - k * c.expert_chunk), c.seed * 7919 + 1009 * (i + 1) + k,
-                     c.expert_share, OPPONENTS, c.privileged_critic, batch) for k in todo]
+                     c.expert_share, opponent_seats(c.expert_opponents), c.privileged_critic, batch) for k in todo]
             self._label(jobs, [folder / f"labels_{i}_{k}.npz" for k in todo])
             t1 = time.perf_counter()
             for j in range(i + 1):  # DAgger: every label so far (each file read once per run)

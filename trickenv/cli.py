@@ -162,6 +162,7 @@ TRAIN_FLAGS = {
     "expert_rollout": str, "expert_share": float, "expert_epochs": int, "expert_workers": int,
     "net": lambda text: tuple(int(x) for x in text.split(",")), "features": str,
     "schedule": lambda text: _schedule(text),
+    "expert_opponents": lambda text: _expert_opponents(text),
 }
 
 
@@ -171,6 +172,16 @@ def _schedule(text: str) -> dict[str, float]:
 
     try:
         return parse_schedule(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _expert_opponents(text: str) -> dict[str, int]:
+    """``--expert-opponents``, with its message shown as :func:`_schedule`'s."""
+    from trickenv.training.expert import parse_opponents
+
+    try:
+        return parse_opponents(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
 
@@ -294,7 +305,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         p.add_argument(f"--{flag.replace('_', '-')}", type=kind, default=None, dest=flag,
                        help=f"override the per-game default of {flag}" + {
                            "net": " (e.g. 256,256)", "features": " (compact, or actions: + the per-card facts)",
-                           "schedule": " (the league's shares per opponent seat, e.g. rules=0.35,random=0.15)"}.get(flag, ""))
+                           "schedule": " (the league's shares per opponent seat, e.g. rules=0.35,random=0.15)",
+                           "expert_opponents": " (who sits beside the student in expert iteration: agent names "
+                                               "and whole-number weights, e.g. rules=3,random=1,pimc=1)"}.get(flag, ""))
     # Game options (name=value) may stand anywhere on the line, also after flags, e.g.
     # `trickenv play farbwechsel --seed 1 num_players=4`: argparse leaves those to us.
     args, rest = ap.parse_known_args(argv)
