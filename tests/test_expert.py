@@ -149,7 +149,8 @@ def test_expert_settings_are_checked(tmp_path):
     for bad, message in ((dict(expert_opponents={"oracle": 1}), "expert_opponents: oracle: unknown agent"),
                          (dict(expert_opponents={"rules": 0}), "at least one weight must be above 0"),
                          (dict(expert_opponents={"rules": -1}), "whole number >= 0"),
-                         (dict(expert_opponents={"pimc:x": 1}), "expert_opponents: pimc:x"),(dict(expert="oracle"), "expert must be one of search, pimc"),
+                         (dict(expert_opponents={"pimc:x": 1}), "expert_opponents: pimc:x"),
+                         (dict(expert="oracle"), "expert must be one of search, pimc"),
                          (dict(expert_worlds=0), "expert_worlds must be an integer >= 1"),
                          (dict(expert_rollout="pimc"), "expert_rollout must be"),
                          (dict(expert_share=1.5), "expert_share must be")):

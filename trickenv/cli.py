@@ -161,27 +161,18 @@ TRAIN_FLAGS = {
     "expert": str, "expert_iterations": int, "expert_samples": int, "expert_chunk": int, "expert_worlds": int,
     "expert_rollout": str, "expert_share": float, "expert_epochs": int, "expert_workers": int,
     "net": lambda text: tuple(int(x) for x in text.split(",")), "features": str,
-    "schedule": lambda text: _schedule(text),
-    "expert_opponents": lambda text: _expert_opponents(text),
+    "schedule": lambda text: _parsed(text, "trickenv.training.league", "parse_schedule"),
+    "expert_opponents": lambda text: _parsed(text, "trickenv.training.expert", "parse_opponents"),
 }
 
 
-def _schedule(text: str) -> dict[str, float]:
-    """``--schedule``: argparse shows the message of an ArgumentTypeError (of a ValueError only its type)."""
-    from trickenv.training.league import parse_schedule
+def _parsed(text: str, module: str, parser: str) -> Any:
+    """A flag's value read by ``module.parser`` (imported only when the flag is given: the training modules need
+    torch); argparse shows the message of an ArgumentTypeError (of a ValueError only its type)."""
+    import importlib
 
     try:
-        return parse_schedule(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-
-
-def _expert_opponents(text: str) -> dict[str, int]:
-    """``--expert-opponents``, with its message shown as :func:`_schedule`'s."""
-    from trickenv.training.expert import parse_opponents
-
-    try:
-        return parse_opponents(text)
+        return getattr(importlib.import_module(module), parser)(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
 
