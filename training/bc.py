@@ -23,6 +23,7 @@ from trickenv.agents.base import act_rows
 from trickenv.agents.features import Features
 from trickenv.games.base import GameSpec
 from trickenv.rewards import reward_scale
+from trickenv.training.augment import SuitRelabelling
 from trickenv.vector import VecEnv
 
 
@@ -173,7 +174,7 @@ def _demonstrations_part(game: str, options: dict[str, Any], samples: int, seed:
 
 def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epochs: int = 3,
                     batch_size: int = 512, learning_rate: float = 1e-3, value_coef: float = 0.5,
-                    seed: int = 0, temperature: float = 0.0) -> dict[str, float]:
+                    seed: int = 0, temperature: float = 0.0, augment: SuitRelabelling | None = None) -> dict[str, float]:
     """Fit ``model.policy`` (MaskablePPO) to the demonstrations; returns the last epoch's loss and accuracy.
 
     ``temperature`` > 0 with a search teacher's ``values``: the policy is fitted to
@@ -181,6 +182,9 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
     units, the deal score times the game's reward scale) instead of the chosen
     move alone, so it learns which moves the search found nearly as good and which
     it found costly; rows the teacher did not search keep the chosen move.
+
+    ``augment`` (a :class:`~trickenv.training.augment.SuitRelabelling`): each epoch fits every row under a
+    renaming of the suits drawn at random (from ``seed`` and the epoch), the accuracy counted on those rows.
 
     Its own Adam optimizer with small batches and a larger step than PPO's: imitation
     needs many gradient steps (with PPO's 4096-row batches at 3e-4 the clone stayed
@@ -192,23 +196,32 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
     policy.set_training_mode(True)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
-    x = features.many(data["obs"])  # in slices: the whole batch at once needs twice the memory
-    if getattr(policy, "actor_inputs", None) is not None:  # a privileged critic: it reads every hand too
-        if "privileged" not in data:
-            raise ValueError("the policy's critic reads the privileged observation: the demonstrations need it "
-                             "(demonstrations(..., privileged=True))")
-        x = np.concatenate([x, data["privileged"].astype(np.float32)], axis=1)
-    x_all = torch.as_tensor(x)
-    a_all = torch.as_tensor(data["action"], dtype=torch.int64)
-    m_all = torch.as_tensor(data["mask"])
-    r_all = torch.as_tensor(data["return"], dtype=torch.float32)
-    n = len(a_all)
-    t_all = None
+    critic_sees_all = getattr(policy, "actor_inputs", None) is not None  # a privileged critic: it reads every hand
+    if critic_sees_all and "privileged" not in data:
+        raise ValueError("the policy's critic reads the privileged observation: the demonstrations need it "
+                         "(demonstrations(..., privileged=True))")
+    rows = {"obs": data["obs"], "mask": data["mask"], "action": data["action"]}
+    if critic_sees_all:
+        rows["privileged"] = data["privileged"]
     if temperature > 0 and "values" in data:
-        t_all = torch.as_tensor(soft_targets(data["values"], data["action"], score_temperature(features.spec,
-                                                                                              temperature)))
+        rows["targets"] = soft_targets(data["values"], data["action"], score_temperature(features.spec, temperature))
+    r_all = torch.as_tensor(data["return"], dtype=torch.float32)
+    n = len(data["action"])
     stats: dict[str, float] = {}
-    for _ in range(epochs):
+    x_all = None
+    for epoch in range(epochs):
+        if x_all is None or augment is not None:
+            x_all = None  # the previous epoch's inputs go before the next are built
+            fit = rows if augment is None else augment.apply(augment.draw(n, np.random.default_rng([seed, epoch, 41])),
+                                                             **rows)
+            x = features.many(fit["obs"])  # in slices: the whole batch at once needs twice the memory
+            if critic_sees_all:
+                x = np.concatenate([x, fit["privileged"].astype(np.float32)], axis=1)
+            x_all = torch.as_tensor(x)
+            del x
+            a_all = torch.as_tensor(fit["action"], dtype=torch.int64)
+            m_all = torch.as_tensor(fit["mask"])
+            t_all = torch.as_tensor(fit["targets"]) if "targets" in fit else None
         order = torch.randperm(n, generator=generator)
         loss_sum = hits = 0.0
         for start in range(0, n, batch_size):

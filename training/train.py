@@ -56,6 +56,7 @@ from trickenv.agents.features import Features
 from trickenv.agents.policy import PolicyAgent, save_policy
 from trickenv.single_seat import SeatEnv
 from trickenv.training.bc import behaviour_clone, demonstrations, demonstrations_in_parallel, exit_with_parent
+from trickenv.training.augment import SuitRelabelling
 from trickenv.training.expert import EXPERTS, OPPONENTS, check_opponents, label_chunk, opponent_seats
 from trickenv.training.league import League, Schedule
 from trickenv.training.vec_env import SeatVecEnv
@@ -88,6 +89,9 @@ class TrainConfig:
     # torch threads of the warm start's fit, which runs alone)
     bc_temperature: float = 0.0  # > 0: fit PIMC's searched values, softmax(values / T), not only its moves (bc.py)
     bc_mix: float = 0.0  # share of demonstration seats the rule-based agent plays (the teacher labels all; bc.py)
+    # Every fit (the warm start's, each expert iteration's) sees each row under a random renaming of the suits, in
+    # a game whose rules treat suits alike (GameSpec.suit_relabel; training/augment.py)
+    augment_suits: bool = False
     snapshot_every: int = 250_000
     keep_snapshots: int = 4
     eval_every: int = 250_000
@@ -237,6 +241,8 @@ class Run:
             raise ValueError("bc_temperature needs bc_teacher='pimc' or an expert: only a search teacher has values "
                              f"to fit (bc_teacher is {config.bc_teacher!r})")
         check_expert(config)
+        if config.augment_suits:
+            SuitRelabelling(trickenv.make_spec(config.game, **config.options))  # refuses a game that tells suits apart
         if config.features not in ("compact", "actions"):
             raise ValueError(f"features must be 'compact' or 'actions', got {config.features!r}")
         if config.features == "actions":
@@ -304,6 +310,10 @@ class Run:
         """The current policy as a NumPy player."""
         return PolicyAgent.from_weights(self.spec, policy_weights(self.model), self.meta)
 
+    def augment(self) -> SuitRelabelling | None:
+        """The suit renamings of the fits (``augment_suits``), else None."""
+        return SuitRelabelling(self.spec) if self.config.augment_suits else None
+
     def warm_start(self) -> dict[str, float]:
         """Imitate the teacher, the rule-based agent by default (:mod:`trickenv.training.bc`)."""
         c = self.config
@@ -317,7 +327,7 @@ class Run:
         torch.set_num_threads(max(c.torch_threads, c.bc_workers))
         try:
             self.bc_stats = behaviour_clone(self.model, data, self.venv.features, epochs=c.bc_epochs, seed=c.seed,
-                                            temperature=c.bc_temperature)
+                                            temperature=c.bc_temperature, augment=self.augment())
         finally:
             torch.set_num_threads(c.torch_threads)
         self.bc_stats["bc_seconds"] = time.perf_counter() - t0
@@ -389,7 +399,8 @@ class Run:
             torch.set_num_threads(max(c.torch_threads, c.expert_workers))  # the fit runs alone
             try:
                 fit = behaviour_clone(self.model, data, self.venv.features, epochs=c.expert_epochs,
-                                      seed=c.seed + 101 * (i + 1), temperature=c.bc_temperature)
+                                      seed=c.seed + 101 * (i + 1), temperature=c.bc_temperature,
+                                      augment=self.augment())
             finally:
                 torch.set_num_threads(c.torch_threads)
             agree = float((data["played"] == data["action"]).mean())

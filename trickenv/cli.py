@@ -183,7 +183,7 @@ def train(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
         from trickenv.training import DEFAULTS, Run, TrainConfig
     except ImportError as e:
         raise SystemExit(f"trickenv train needs the train extra (pip install 'trickenv[train]'): {e}") from None
-    given = {k: getattr(args, k) for k in (*TRAIN_FLAGS, "privileged_critic", "eval_pimc", "ray")
+    given = {k: getattr(args, k) for k in (*TRAIN_FLAGS, "privileged_critic", "eval_pimc", "augment_suits", "ray")
              if getattr(args, k) is not None}
     try:
         trickenv.make_spec(game, **options)
@@ -287,6 +287,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--privileged-critic", action="store_const", const=True, default=None, dest="privileged_critic",
                    help="the value network also reads every hand (training only; the player never does)")
+    p.add_argument("--augment-suits", action="store_const", const=True, default=None, dest="augment_suits",
+                   help="fit every row under a random renaming of the suits, where the rules treat suits alike "
+                        "(Four Tricks)")
     p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="run the searches (the --bc-workers parts, the expert's label chunks) as Ray tasks on the "
                         "cluster at ADDRESS (without it: a Ray instance on this machine); the same data (cluster extra)")

@@ -74,3 +74,13 @@ def privileged_obs(spec: GameSpec, state: State, games: np.ndarray, seats: np.nd
                                f"{(len(games), spec.privileged_extra_size)}")
         out[:, (n + 1) * d:] = extra
     return out
+
+
+def privileged_relabel(spec: GameSpec, card_src: np.ndarray) -> np.ndarray:
+    """Column sources of the privileged observation of a deal whose card ``card_src[c]`` is renamed ``c``
+    (a suit relabelling, ``GameSpec.suit_relabel``): the relabelled rows are ``privileged[..., sources]``."""
+    if spec.privileged_extra_size:
+        raise ValueError(f"{spec.name}: its own privileged block (privileged_extra) has no card relabelling")
+    d = spec.deck
+    card_src = np.asarray(card_src, np.int64)
+    return np.concatenate([k * d + card_src for k in range(spec.num_players + 1)])

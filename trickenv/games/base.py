@@ -122,6 +122,10 @@ class GameSpec:
     - Per-card features for networks (:class:`trickenv.agents.features.Features` with ``actions=True``):
       ``action_features(spec, obs) -> float32 [B, len(action_feature_names) * deck]``, fact-major,
       computed from the observation alone; ``None``: the game has none (only the compact features).
+    - Suit symmetry (more training data, :mod:`trickenv.training.augment`): ``suit_relabel(spec, perm) -> (obs_src,
+      action_src)`` where the rules treat the four suits alike, so that renaming suit ``s`` as ``perm[s]``
+      in a whole deal gives a deal played the same way: its observations are ``obs[..., obs_src]`` and its
+      masks and per-action rows ``row[..., action_src]``; ``None``: the rules tell suits apart.
     """
 
     name: str
@@ -182,6 +186,7 @@ class GameSpec:
     history_actions: Callable[["GameSpec", State, np.ndarray, State, np.ndarray], np.ndarray] | None = None
     action_features: Callable[["GameSpec", np.ndarray], np.ndarray] | None = None
     action_feature_names: tuple[str, ...] = ()
+    suit_relabel: Callable[["GameSpec", np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None
     obs_offsets: dict[str, tuple[int, int]] = field(init=False)
 
     def __post_init__(self) -> None:
