@@ -9,7 +9,7 @@ each world:
 - once at most ``solve_tricks`` tricks are left (the endgame), by solving the world:
   every seat plays perfectly with every hand open (the solver's paranoid value);
 - earlier, by playing the rest of the deal out with the ``rollout`` policy (the
-  rule-based agent; in Four Tricks the shipped trained player) *until* the endgame
+  rule-based agent; in Four Tricks a trained player, ``GameSpec.search_agent_playouts``) *until* the endgame
   starts, and solving the position reached.
 
 The action with the best mean over the worlds is played; with ``refine`` = k the k best are first
@@ -60,8 +60,8 @@ class SearchAgent(PIMCAgent):
 
     ``solve_tricks``: how many tricks before the end the solver takes over (default
     :data:`SOLVE_TRICKS`, capped at the deal's tricks). ``rollout`` (None: the game's
-    ``GameSpec.search_agent_rollout``, Four Tricks' shipped player where it fits the variant, else
-    ``"rules"``), ``search``,
+    ``GameSpec.search_agent_rollout``, in Four Tricks a trained player, the file ``GameSpec.search_agent_playouts``,
+    where it fits the variant, else ``"rules"``), ``search``,
     ``tiebreak``, ``max_games`` and the state it needs are as for ``pimc``, except that
     ``search`` defaults to ``GameSpec.search_agent_decisions`` where the game sets it
     (Four Tricks with bids: ``"cards"``);
@@ -88,16 +88,19 @@ class SearchAgent(PIMCAgent):
                  refine_worlds: int | None = None) -> None:
         if search is None:
             search = spec.search_agent_decisions or spec.search_decisions
-        game_rollout = rollout is None
+        game_rollout, default = rollout is None, None
         if rollout is None:  # the game's choice (GameSpec.search_agent_rollout) where its player fits the variant
             rollout = spec.search_agent_rollout
+            if rollout == "model" and spec.search_agent_playouts is not None:  # the player it was measured with
+                rollout = f"model:{shipped_model_path(spec.search_agent_playouts)}"
+            default = rollout
             if rollout != "rules":
                 try:
                     make_agent(rollout, spec)
                 except ValueError:
                     rollout = "rules"
         if refine is None:  # the game's second look comes with the game's playouts it was measured with
-            measured = game_rollout and rollout == spec.search_agent_rollout
+            measured = game_rollout and rollout == default
             refine, times = spec.search_agent_refine if measured else (0, 0)
             if refine_worlds is None and refine:
                 refine_worlds = max(1, round(times * worlds))

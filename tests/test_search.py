@@ -194,7 +194,11 @@ def test_four_tricks_search_plays_out_with_the_shipped_player_where_it_fits():
     from trickenv.agents.policy import PolicyAgent
 
     default = SearchAgent(trickenv.make_spec("four_tricks"), seed=0, worlds=2)
-    assert default.rollout_name == "model" and isinstance(default.policy, PolicyAgent)
+    # The player the search was measured with (GameSpec.search_agent_playouts), not whichever is shipped now.
+    assert isinstance(default.policy, PolicyAgent) and default.policy.path.name == "four_tricks_rollout.npz"
+    assert default.refine == 3  # the second look comes with those playouts
+    asked = SearchAgent(trickenv.make_spec("four_tricks"), seed=0, worlds=2, rollout="model")
+    assert asked.policy.path.name == "four_tricks.npz" and asked.refine == 0
     assert SearchAgent(trickenv.make_spec("four_tricks", deck=52), seed=0, worlds=2).rollout_name == "rules"
     assert SearchAgent(trickenv.make_spec("four_tricks"), seed=0, worlds=2, rollout="rules").rollout_name == "rules"
     for game in ("farbwechsel", "koenigrufen"):

@@ -95,7 +95,10 @@ class GameSpec:
       the shipped player file (``agents/models/<name>.npz``) whose moves its policy inference assumes by
       default (``None``: the game's shipped player); ``search_agent_rollout``, who plays that agent's
       playouts by default (an agent name: ``"rules"``, or ``"model"`` where the game's shipped player
-      fits the variant; where it does not, the rule-based agent); ``search_agent_refine``, that agent's
+      fits the variant; where it does not, the rule-based agent); ``search_agent_playouts``, the shipped
+      player file whose moves play those playouts where ``search_agent_rollout`` is ``"model"`` (``None``: the
+      game's shipped player), so that a new shipped player does not change the search measured with an older
+      one; ``search_agent_refine``, that agent's
       second look by default, ``(k, m)``: the k best actions valued again in m x its worlds fresh worlds
       (``(0, 0)``: none), taken only together with the game's own default playouts, the pair it was
       measured as.
@@ -174,6 +177,7 @@ class GameSpec:
     search_agent_inference: str = "none"
     search_agent_likelihood: str | None = None
     search_agent_rollout: str = "rules"
+    search_agent_playouts: str | None = None
     search_agent_refine: tuple[int, float] = (0, 0.0)
     seat_metrics: Callable[["GameSpec", dict[str, np.ndarray]], SeatMetrics] = no_seat_metrics
     privileged_extra: Callable[["GameSpec", State, np.ndarray, np.ndarray], np.ndarray] | None = None

@@ -486,6 +486,9 @@ def make_spec(**options: Any) -> GameSpec:
         # The shipped player's playouts measured +0.762 [0.678, 0.847] against pimc where the rule-based agent's
         # gave +0.562 [0.482, 0.643] (1,000 fresh deals each, docs/agents.md), at about 4x the time a decision.
         search_agent_rollout="model",
+        # ... that player, the one shipped before 2026-12-04's suit-relabelled player (agents/models/
+        # four_tricks_rollout.npz): the search's measurements are with it; the newer one in the playouts is unmeasured.
+        search_agent_playouts="four_tricks_rollout",
         # With those playouts, a second look at the 3 best moves in twice as many fresh worlds (64 + 128)
         # measured +0.919 [0.839, 0.999] against pimc (1,000 fresh deals, seed 7070; without it +0.762 on
         # seed 6060; docs/agents.md), at 1.7-2x the time a decision.
