@@ -1,6 +1,6 @@
 """Time to strength of an expert-iteration run: each round's student against rules and pimc, by wall minutes.
 
-    python benchmarks/time_to_strength.py runs/four_tricks --deals 300 --seed 909 --png docs/training/ft_time.png
+    python benchmarks/time_to_strength.py runs/four_tricks --deals 300 --seed 909 --png docs/training/ft_time.png [--ray]
 
 An expert-iteration run (``trickenv train GAME --expert search``) keeps the student each
 round started from (``DIR/expert/student_I.npz``: student 0 is the warm start) and ends
@@ -19,7 +19,6 @@ import csv
 import json
 from pathlib import Path
 
-from trickenv.agents import make_agent
 from trickenv.agents.evaluation import evaluate
 
 FIELDS = ["minutes", "player", "diff", "ci_lo", "ci_hi", "pimc_diff", "pimc_ci_lo", "pimc_ci_hi", "deals"]
@@ -53,6 +52,8 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=300, help="duplicate deals per evaluation")
     ap.add_argument("--seed", type=int, default=909, help="seed of the deals (not one the run chose anything by)")
     ap.add_argument("--png", type=Path, default=None, help="where to draw it (default DIR/time_to_strength.png)")
+    ap.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                    help="play the deals as Ray tasks (without ADDRESS: a Ray instance on this machine); the same games")
     args = ap.parse_args()
     config = json.loads((args.run / "config.json").read_text())
     game, options = config["game"], config["options"]
@@ -66,9 +67,8 @@ def main() -> None:
             continue
         row = {"minutes": minutes, "player": path.name, "deals": args.deals}
         for prefix, opponent in (("", "rules"), ("pimc_", "pimc")):
-            agent = make_agent(f"model:{path}", game)
-            pair = evaluate(game, [agent, opponent], deals=args.deals, seed=args.seed, options=options,
-                            progress=False, ratings=False).to_dict()["pairs"][0]
+            pair = evaluate(game, [f"model:{path}", opponent], deals=args.deals, seed=args.seed, options=options,
+                            progress=False, ratings=False, ray=args.ray).to_dict()["pairs"][0]
             row.update({f"{prefix}diff": pair["diff"], f"{prefix}ci_lo": pair["ci95"][0],
                         f"{prefix}ci_hi": pair["ci95"][1]})
         new = not out.exists()
