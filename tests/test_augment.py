@@ -14,6 +14,7 @@ import trickenv  # noqa: E402
 from trickenv.training import Run, TrainConfig  # noqa: E402
 from trickenv.training.augment import SuitRelabelling  # noqa: E402
 from trickenv.vector import VecEnv  # noqa: E402
+from tests.helpers import random_legal  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning")
 
@@ -43,7 +44,7 @@ def test_a_deal_with_its_suits_renamed_is_played_the_same_way(options):
         assert np.array_equal(mask2[live], expect["mask"])
         assert np.array_equal(b.privileged()[live], expect["privileged"])
         assert np.array_equal(player2, player)
-        act = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        act = random_legal(mask, rng)
         obs, mask, player, rewards, done = a.step(act, where=live)
         obs2, mask2, player2, rewards2, done2 = b.step(relabel.apply(which, action=act)["action"], where=live)
         assert np.array_equal(rewards2, rewards) and np.array_equal(done2, done)  # the renamed deal scores the same

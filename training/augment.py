@@ -31,7 +31,6 @@ class SuitRelabelling:
         if spec.suit_relabel is None:
             raise ValueError(f"{spec.name}: its rules tell the suits apart (no GameSpec.suit_relabel), so its "
                              f"training rows cannot be relabelled")
-        self.spec = spec
         self.perms = np.array(list(itertools.permutations(range(4))), np.int64)
         sources = [spec.suit_relabel(spec, p) for p in self.perms]
         self.obs = np.stack([o for o, _ in sources])

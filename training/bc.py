@@ -208,9 +208,8 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
     r_all = torch.as_tensor(data["return"], dtype=torch.float32)
     n = len(data["action"])
     stats: dict[str, float] = {}
-    x_all = None
     for epoch in range(epochs):
-        if x_all is None or augment is not None:
+        if epoch == 0 or augment is not None:  # relabelled rows are built anew each epoch
             x_all = None  # the previous epoch's inputs go before the next are built
             fit = rows if augment is None else augment.apply(augment.draw(n, np.random.default_rng([seed, epoch, 41])),
                                                              **rows)
