@@ -152,7 +152,7 @@ def test_expert_settings_are_checked(tmp_path):
                          (dict(expert_opponents={"pimc:x": 1}), "expert_opponents: pimc:x"),
                          (dict(expert="oracle"), "expert must be one of search, pimc"),
                          (dict(expert_worlds=0), "expert_worlds must be an integer >= 1"),
-                         (dict(expert_rollout="pimc"), "expert_rollout must be"),
+                         (dict(expert_rollout="pimc"), "expert_rollout must be one of rules, random, student, game"),
                          (dict(expert_share=1.5), "expert_share must be")):
         with pytest.raises(ValueError, match=message):
             Run(tiny(**bad), tmp_path / "bad", progress=False)
@@ -218,6 +218,21 @@ def test_the_time_to_strength_benchmark_shows_ppo_after_the_last_round(tmp_path)
     assert found[-1][0] >= found[-2][0]
     with np.load(out / "expert" / "student_2.npz") as a, np.load(out / "player.npz") as b:  # PPO changed the net
         assert any(not np.array_equal(a[k], b[k]) for k in a.files if k != "meta")
+
+
+def test_the_game_rollout_is_the_search_agents_own_playouts_without_the_second_look():
+    from trickenv.agents.policy import PolicyAgent, shipped_model_path
+    from trickenv.training.expert import make_expert
+
+    spec = trickenv.make_spec("four_tricks")
+    expert = make_expert(spec, "search", 3, 2, None)  # what --expert-rollout game asks for
+    default = make_agent("search", spec, seed=3)
+    assert isinstance(expert.policy, PolicyAgent)
+    assert expert.policy.path == shipped_model_path(spec.search_agent_playouts) == default.policy.path
+    assert expert.refine == 0 and default.refine > 0  # the default search's second look is left out
+    # Where the game's search plays out with the rule-based agent, so does the expert.
+    fw = make_expert(trickenv.make_spec("farbwechsel"), "search", 3, 2, None)
+    assert fw.policy.name == "rules" and fw.refine == 0
 
 
 def test_the_expert_can_play_its_playouts_with_the_student(tmp_path):

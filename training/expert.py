@@ -19,7 +19,9 @@ So each iteration
 
 The expert may play its playouts with the student (``rollout="student"``: the
 student of the iteration, saved as a player file), so a better student makes a
-better expert. :func:`label_positions` is step 1-2 for one batch of games;
+better expert, or as the expert agent plays them by default (``rollout="game"``:
+in Four Tricks ``search`` plays out with a shipped network, the strongest playouts
+measured there). :func:`label_positions` is step 1-2 for one batch of games;
 :class:`~trickenv.training.train.Run` runs the loop (``trickenv train --expert``),
 keeping each finished chunk of labels on disk so a killed run resumes without
 searching them again.
@@ -39,6 +41,9 @@ from trickenv.rewards import reward_scale
 from trickenv.vector import VecEnv
 
 EXPERTS = ("search", "pimc")
+# Who plays the expert's playouts (``trickenv train --expert-rollout``): an agent, the student of the round, or
+# "game": the expert agent's own default (``GameSpec.search_agent_rollout`` for ``search``), without its second look.
+EXPERT_ROLLOUTS = ("rules", "random", "student", "game")
 # Who sits beside the student (``trickenv train --expert-opponents``): agent names and their weights, whole numbers;
 # a seat draws each name as often as its weight says. The default is the tables the shipped players learned at.
 OPPONENTS = {"rules": 3, "random": 1}
@@ -184,7 +189,8 @@ def label_positions(spec: GameSpec, student: Any, expert: Any, samples: int, see
 
 def make_expert(spec: GameSpec, name: str, seed: int, worlds: int, rollout: str | None = None) -> Any:
     """The expert agent: ``name`` (``search`` or ``pimc``) with ``worlds`` worlds, its playouts by ``rollout``
-    (an agent name such as ``rules`` or ``model:PATH``; None: the agent's default)."""
+    (an agent name such as ``rules`` or ``model:PATH``; None: the agent's default, for ``search`` without the
+    second look, which doubles its time for a small gain: docs/training.md)."""
     if name not in EXPERTS:
         raise ValueError(f"expert must be one of {', '.join(EXPERTS)}, got {name!r}")
     options: dict[str, Any] = {"worlds": worlds}
@@ -192,6 +198,8 @@ def make_expert(spec: GameSpec, name: str, seed: int, worlds: int, rollout: str 
         # Uniform worlds, as the shipped players' recipes were made: Farbwechsel's default policy inference
         # reads the shipped player itself and costs about 2.5x the labels' time (docs/agents.md).
         options["inference"] = "none"
+        if rollout is None:
+            options["refine"] = 0
     if rollout is not None:
         options["rollout"] = rollout
     return make_agent(name, spec, seed=seed, **options)
@@ -201,12 +209,14 @@ def label_chunk(game: str, options: dict[str, Any], student_path: str, expert: s
                 samples: int, seed: int, share: float, opponents: Sequence[str], privileged: bool,
                 batch: int) -> dict[str, np.ndarray]:
     """One chunk of labels from the student saved at ``student_path`` (a worker process's job, and the
-    trainer's own). ``rollout``: ``"student"`` plays the expert's playouts with the student."""
+    trainer's own). ``rollout``: one of :data:`EXPERT_ROLLOUTS` (``"student"``: the student plays the expert's
+    playouts, ``"game"``: the expert agent's default playouts)."""
     from trickenv.agents.policy import PolicyAgent
     from trickenv.games import make_spec
 
     spec = make_spec(game, **options)
     student = PolicyAgent(spec, path=student_path)
-    agent = make_expert(spec, expert, seed, worlds, f"model:{student_path}" if rollout == "student" else rollout)
+    playouts = {"student": f"model:{student_path}", "game": None}.get(rollout, rollout)
+    agent = make_expert(spec, expert, seed, worlds, playouts)
     return label_positions(spec, student, agent, samples, seed=seed, share=share, opponents=opponents,
                            privileged=privileged, batch=batch)

@@ -57,7 +57,7 @@ from trickenv.agents.policy import PolicyAgent, save_policy
 from trickenv.single_seat import SeatEnv
 from trickenv.training.bc import behaviour_clone, demonstrations, demonstrations_in_parallel, exit_with_parent
 from trickenv.training.augment import SuitRelabelling
-from trickenv.training.expert import EXPERTS, OPPONENTS, check_opponents, label_chunk, opponent_seats
+from trickenv.training.expert import EXPERT_ROLLOUTS, EXPERTS, OPPONENTS, check_opponents, label_chunk, opponent_seats
 from trickenv.training.league import League, Schedule
 from trickenv.training.vec_env import SeatVecEnv
 
@@ -108,7 +108,9 @@ class TrainConfig:
     expert_samples: int = 100_000  # labelled student decisions per iteration
     expert_chunk: int = 10_000  # labels per file: what a kill can lose at most
     expert_worlds: int = 16  # sampled worlds per searched decision
-    expert_rollout: str = "rules"  # who plays the expert's playouts: "rules", "random" or "student"
+    # who plays the expert's playouts: "rules", "random", "student", or "game": the expert agent's own default
+    # (GameSpec.search_agent_rollout: a shipped network in Four Tricks, else the rule-based agent), no second look
+    expert_rollout: str = "rules"
     expert_share: float = 0.5  # chance that a seat of a labelling deal is the student's (else the league's)
     # The league at the labelling tables' other seats: agent names and whole-number weights (training/expert.py)
     expert_opponents: dict[str, int] = field(default_factory=lambda: dict(OPPONENTS))
@@ -185,8 +187,8 @@ def check_expert(c: TrainConfig) -> None:
         least = 0 if name == "expert_iterations" else 1
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
-    if c.expert_rollout not in ("rules", "random", "student"):
-        raise ValueError(f"expert_rollout must be 'rules', 'random' or 'student', got {c.expert_rollout!r}")
+    if c.expert_rollout not in EXPERT_ROLLOUTS:
+        raise ValueError(f"expert_rollout must be one of {', '.join(EXPERT_ROLLOUTS)}, got {c.expert_rollout!r}")
     if not 0.0 < c.expert_share <= 1.0:
         raise ValueError(f"expert_share must be in (0, 1], got {c.expert_share!r}")
     if c.expert:

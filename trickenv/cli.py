@@ -301,7 +301,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                            "net": " (e.g. 256,256)", "features": " (compact, or actions: + the per-card facts)",
                            "schedule": " (the league's shares per opponent seat, e.g. rules=0.35,random=0.15)",
                            "expert_opponents": " (who sits beside the student in expert iteration: agent names "
-                                               "and whole-number weights, e.g. rules=3,random=1,pimc=1)"}.get(flag, ""))
+                                               "and whole-number weights, e.g. rules=3,random=1,pimc=1)",
+                           "expert_rollout": " (who plays the expert's playouts: rules, random, student, or game: "
+                                             "as the expert agent does by default, without its second look)"
+                       }.get(flag, ""))
     # Game options (name=value) may stand anywhere on the line, also after flags, e.g.
     # `trickenv play farbwechsel --seed 1 num_players=4`: argparse leaves those to us.
     args, rest = ap.parse_known_args(argv)
