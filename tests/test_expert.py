@@ -153,7 +153,10 @@ def test_expert_settings_are_checked(tmp_path):
                          (dict(expert="oracle"), "expert must be one of search, pimc"),
                          (dict(expert_worlds=0), "expert_worlds must be an integer >= 1"),
                          (dict(expert_rollout="pimc"), "expert_rollout must be one of rules, random, student, game"),
-                         (dict(expert_share=1.5), "expert_share must be")):
+                         (dict(expert_share=1.5), "expert_share must be"),
+                         (dict(expert="search", expert_solve_tricks=-1), "expert_solve_tricks must be an integer >= 0"),
+                         (dict(expert_solve_tricks=2), "expert_solve_tricks sets the search expert's solver; the "
+                                                       "expert is 'pimc'")):
         with pytest.raises(ValueError, match=message):
             Run(tiny(**bad), tmp_path / "bad", progress=False)
 
@@ -254,3 +257,30 @@ def test_the_expert_can_play_its_playouts_with_the_student(tmp_path):
     n = 8 * 4
     assert np.array_equal(data["obs"][:n], rules_playouts["obs"][:n])
     assert not np.array_equal(data["values"][:n], rules_playouts["values"][:n], equal_nan=True)
+
+
+
+def test_the_search_experts_solver_takes_over_where_the_run_says(tmp_path, monkeypatch):
+    import trickenv.training.expert as expert_module
+    from trickenv.training.expert import label_chunk, make_expert
+
+    spec = trickenv.make_spec("four_tricks")
+    assert make_expert(spec, "search", 3, 2, "rules").solve_tricks == 3  # the search agent's default
+    assert make_expert(spec, "search", 3, 2, "rules", solve_tricks=2).solve_tricks == 2
+    with pytest.raises(ValueError, match="pimc has no solver"):
+        make_expert(spec, "pimc", 3, 2, "rules", solve_tricks=2)
+    # A run hands its setting to every labelling job ...
+    made, experts = expert_module.make_expert, []
+    monkeypatch.setattr(expert_module, "make_expert", lambda *a, **k: experts.append(made(*a, **k)) or experts[-1])
+    Run(tiny(expert="search", expert_iterations=1, expert_samples=400, expert_solve_tricks=1), tmp_path / "r",
+        progress=False).train()
+    assert experts and all(e.solve_tricks == 1 for e in experts)
+    assert json.loads((tmp_path / "r" / "config.json").read_text())["expert_solve_tricks"] == 1
+    with pytest.raises(ValueError, match="expert_solve_tricks is 1 in this run"):  # what it learns from
+        Run({"expert_solve_tricks": 3}, tmp_path / "r", resume=True, progress=False)
+    # ... and the labels follow it: the same positions, other values where the playouts now run longer.
+    student = str(tmp_path / "r" / "expert" / "student_0.npz")
+    job = ("four_tricks", {}, student, "search", 2, "rules", 200, 3, 0.5, ("rules",), False, 8)
+    one, three = label_chunk(*job, 1), label_chunk(*job)
+    assert np.array_equal(one["obs"], three["obs"])
+    assert not np.array_equal(one["values"], three["values"], equal_nan=True)

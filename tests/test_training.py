@@ -321,8 +321,47 @@ def test_the_pimc_warm_start_fits_the_values_and_keeps_its_demonstrations(tmp_pa
         other.warm_start()
     with pytest.raises(ValueError, match="bc_temperature must be"):
         Run(tiny(bc_temperature=-1.0), tmp_path / "bad", progress=False)
-    with pytest.raises(ValueError, match="bc_temperature needs bc_teacher='pimc'"):
+    with pytest.raises(ValueError, match="bc_temperature needs a search teacher"):
         Run(tiny(bc_temperature=0.3), tmp_path / "bad", progress=False)
+
+
+def test_the_warm_start_can_fit_the_search_agents_values_with_its_keywords(tmp_path, monkeypatch):
+    """bc_teacher="search:solve_tricks=2": the search agent, its keywords as on the command line, bc_worlds worlds."""
+    import trickenv.training.train as train_module
+    from trickenv.agents.search import SearchAgent
+
+    asked = []
+    real = train_module.demonstrations
+    # 64 games side by side instead of 1,024: the same teacher and data path, in seconds
+    monkeypatch.setattr(train_module, "demonstrations",
+                        lambda spec, n, **kw: asked.append(kw) or real(spec, n, **{**kw, "batch": 64}))
+    config = tiny(steps=0, bc_samples=600, bc_epochs=1, bc_teacher="search:solve_tricks=1", bc_worlds=2,
+                  bc_temperature=0.3, net=(16, 16), eval_deals=4)
+    run = Run(config, tmp_path / "s", progress=False)
+    run.train()
+    assert asked[0]["teacher"] == "search:solve_tricks=1" and asked[0]["worlds"] == 2
+    assert (tmp_path / "s" / "player.npz").exists()
+    data = run.demonstrations()  # kept from the run
+    # The teacher's moves and values on its own games: those of the search agent so made, deal for deal.
+    spec = trickenv.make_spec("four_tricks")
+    teacher = make_agent("search", spec, seed=config.seed + 17, worlds=2, solve_tricks=1)
+    assert isinstance(teacher, SearchAgent) and teacher.solve_tricks == 1
+    vec = VecEnv(spec, 64, seed=config.seed + 17)
+    obs, mask, _ = vec.reset()
+    first, values = teacher.search_batch(obs, mask, state=vec.state, games=np.arange(64))
+    assert np.array_equal(data["action"][:64], first)
+    assert np.array_equal(data["values"][:64], values, equal_nan=True)
+    searched = np.isfinite(data["values"]).any(axis=1)  # every decision but the forced ones
+    assert searched.mean() > 0.5
+    v = data["values"][searched]
+    chosen = v[np.arange(len(v)), data["action"][searched]]
+    assert np.allclose(chosen, np.nanmax(v, axis=1), atol=1e-5)  # the teacher plays a best searched move
+    for bad, message in (("search:bogus=1", "bc_teacher: agent 'search:bogus=1': search takes no keyword 'bogus'"),
+                         ("search:16", r"bc_teacher: agent 'search:16' gives 'worlds'.*\(a search teacher's worlds "
+                                       r"are bc_worlds\)")):
+        with pytest.raises(ValueError, match=message):
+            Run(tiny(bc_teacher=bad), tmp_path / "bad", progress=False)
+    assert not (tmp_path / "bad").exists()
 
 
 def test_mixed_demonstration_tables_play_the_rule_based_agent_and_keep_the_teachers_labels(tmp_path):
@@ -457,3 +496,36 @@ def test_evaluations_against_pimc_and_the_time_to_strength_plot(tmp_path):
     (tmp_path / "empty.csv").write_text("steps,minutes,diff,ci_lo,ci_hi\n")
     with pytest.raises(ValueError, match="no evaluations"):
         plot_time_to_strength(tmp_path / "empty.csv", tmp_path / "e.png")
+
+
+def test_the_shipped_players_commands_in_the_readme_and_the_docs_are_valid_runs(tmp_path, monkeypatch):
+    """Each command of the README's "Trained players" table (and the same in docs/training.md) builds its run: every
+    flag exists and passes the run's checks. The training itself is stopped before it starts."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    from trickenv.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+
+    def commands(path: Path) -> list[str]:
+        return re.findall(r"^\| [^|]+ \| `(trickenv train [^`]+)` \|", path.read_text(encoding="utf-8"), flags=re.M)
+
+    readme, docs = commands(root / "README.md"), commands(root / "docs" / "training.md")
+    assert len(readme) == 3 and sorted(readme) == sorted(docs[:3]), (readme, docs)
+
+    class Built(Exception):
+        pass
+
+    def stop(run):
+        raise Built(run.config)
+
+    monkeypatch.setattr(Run, "train", stop)
+    for i, command in enumerate(readme):
+        argv = shlex.split(command)[1:]
+        argv[argv.index("--out") + 1] = str(tmp_path / f"run{i}")
+        with pytest.raises(Built) as built:
+            main(argv + ["--no-progress"])
+        config = built.value.args[0]
+        assert config.game == argv[1] and config.steps == int(argv[argv.index("--steps") + 1])

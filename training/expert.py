@@ -187,13 +187,19 @@ def label_positions(spec: GameSpec, student: Any, expert: Any, samples: int, see
     return out
 
 
-def make_expert(spec: GameSpec, name: str, seed: int, worlds: int, rollout: str | None = None) -> Any:
+def make_expert(spec: GameSpec, name: str, seed: int, worlds: int, rollout: str | None = None,
+                solve_tricks: int | None = None) -> Any:
     """The expert agent: ``name`` (``search`` or ``pimc``) with ``worlds`` worlds, its playouts by ``rollout``
     (an agent name such as ``rules`` or ``model:PATH``; None: the agent's default, for ``search`` without the
-    second look, which doubles its time for a small gain: docs/training.md)."""
+    second look, which doubles its time for a small gain: docs/training.md). ``solve_tricks``: for ``search``,
+    the tricks left at which its solver takes over from the playouts (None: the agent's default)."""
     if name not in EXPERTS:
         raise ValueError(f"expert must be one of {', '.join(EXPERTS)}, got {name!r}")
+    if solve_tricks is not None and name != "search":
+        raise ValueError(f"solve_tricks is the search expert's (its solver's endgame); {name} has no solver")
     options: dict[str, Any] = {"worlds": worlds}
+    if solve_tricks is not None:
+        options["solve_tricks"] = solve_tricks
     if name == "search":
         # Uniform worlds, as the shipped players' recipes were made: Farbwechsel's default policy inference
         # reads the shipped player itself and costs about 2.5x the labels' time (docs/agents.md).
@@ -207,16 +213,16 @@ def make_expert(spec: GameSpec, name: str, seed: int, worlds: int, rollout: str 
 
 def label_chunk(game: str, options: dict[str, Any], student_path: str, expert: str, worlds: int, rollout: str,
                 samples: int, seed: int, share: float, opponents: Sequence[str], privileged: bool,
-                batch: int) -> dict[str, np.ndarray]:
+                batch: int, solve_tricks: int | None = None) -> dict[str, np.ndarray]:
     """One chunk of labels from the student saved at ``student_path`` (a worker process's job, and the
     trainer's own). ``rollout``: one of :data:`EXPERT_ROLLOUTS` (``"student"``: the student plays the expert's
-    playouts, ``"game"``: the expert agent's default playouts)."""
+    playouts, ``"game"``: the expert agent's default playouts); ``solve_tricks``: :func:`make_expert`'s."""
     from trickenv.agents.policy import PolicyAgent
     from trickenv.games import make_spec
 
     spec = make_spec(game, **options)
     student = PolicyAgent(spec, path=student_path)
     playouts = {"student": f"model:{student_path}", "game": None}.get(rollout, rollout)
-    agent = make_expert(spec, expert, seed, worlds, playouts)
+    agent = make_expert(spec, expert, seed, worlds, playouts, solve_tricks)
     return label_positions(spec, student, agent, samples, seed=seed, share=share, opponents=opponents,
                            privileged=privileged, batch=batch)

@@ -82,9 +82,9 @@ class TrainConfig:
     ent_coef: float = 0.01
     bc_samples: int = 1_000_000
     bc_epochs: int = 3
-    bc_teacher: str = "rules"  # the agent the warm start imitates: "rules", "pimc" or a player to distil, "model" or
-    # "model:PATH" (training/bc.py)
-    bc_worlds: int = 8  # PIMC's sampled worlds per decision when bc_teacher is "pimc"
+    bc_teacher: str = "rules"  # the agent the warm start imitates: "rules", a search ("pimc", "search", with keywords
+    # as on the command line: "search:solve_tricks=2") or a player to distil, "model" or "model:PATH" (training/bc.py)
+    bc_worlds: int = 8  # the search teacher's sampled worlds per decision (bc_teacher "pimc" or "search...")
     bc_workers: int = 1  # processes searching PIMC demonstrations side by side (one per free core; also the
     # torch threads of the warm start's fit, which runs alone)
     bc_temperature: float = 0.0  # > 0: fit PIMC's searched values, softmax(values / T), not only its moves (bc.py)
@@ -111,6 +111,9 @@ class TrainConfig:
     # who plays the expert's playouts: "rules", "random", "student", or "game": the expert agent's own default
     # (GameSpec.search_agent_rollout: a shipped network in Four Tricks, else the rule-based agent), no second look
     expert_rollout: str = "rules"
+    # tricks left at which the search expert's solver takes over from its playouts (None: the search agent's
+    # default, 3); 2 labels Four Tricks 1.7x faster and plays level with 3 (docs/training.md)
+    expert_solve_tricks: int | None = None
     expert_share: float = 0.5  # chance that a seat of a labelling deal is the student's (else the league's)
     # The league at the labelling tables' other seats: agent names and whole-number weights (training/expert.py)
     expert_opponents: dict[str, int] = field(default_factory=lambda: dict(OPPONENTS))
@@ -177,6 +180,12 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
+def search_teacher(name: str) -> bool:
+    """Whether the warm start's teacher ``name`` is a search agent (``pimc`` or ``search``, keywords allowed:
+    ``search:solve_tricks=2``), which plays with ``bc_worlds`` worlds and gives searched values."""
+    return name.split(":", 1)[0] in ("pimc", "search")
+
+
 def check_expert(c: TrainConfig) -> None:
     """Refuse expert-iteration settings that cannot run, naming the setting and what is allowed."""
     if c.expert not in ("", *EXPERTS):
@@ -189,6 +198,13 @@ def check_expert(c: TrainConfig) -> None:
             raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
     if c.expert_rollout not in EXPERT_ROLLOUTS:
         raise ValueError(f"expert_rollout must be one of {', '.join(EXPERT_ROLLOUTS)}, got {c.expert_rollout!r}")
+    k = c.expert_solve_tricks
+    if k is not None:
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            raise ValueError(f"expert_solve_tricks must be an integer >= 0 (or unset: the agent's default), got {k!r}")
+        if c.expert != "search":
+            raise ValueError(f"expert_solve_tricks sets the search expert's solver; the expert is {c.expert!r}, "
+                             "not 'search'")
     if not 0.0 < c.expert_share <= 1.0:
         raise ValueError(f"expert_share must be in (0, 1], got {c.expert_share!r}")
     if c.expert:
@@ -225,11 +241,19 @@ class Run:
             raise TypeError("a new run needs a TrainConfig (a dict of changes or None only with resume=True)")
         elif (self.ckpt / "model.zip").exists():
             raise FileExistsError(f"{self.out} holds a run already: pass --resume to continue it, or another --out")
-        if config.bc_teacher not in ("rules", "pimc", "model") and not config.bc_teacher.startswith("model:"):
-            raise ValueError(f"bc_teacher must be 'rules', 'pimc', 'model' (the shipped player) or 'model:PATH' (a "
-                             f"player file), got {config.bc_teacher!r}")
-        if config.bc_teacher.startswith("model"):  # refuse a missing file or one of another game now, not later
-            make_agent(config.bc_teacher, trickenv.make_spec(config.game, **config.options))
+        searches = search_teacher(config.bc_teacher)
+        if config.bc_teacher not in ("rules", "model") and not config.bc_teacher.startswith("model:") \
+                and not searches:
+            raise ValueError(f"bc_teacher must be 'rules', a search ('pimc', 'search', or either with its keywords, "
+                             f"e.g. 'search:solve_tricks=2'), 'model' (the shipped player) or 'model:PATH' (a player "
+                             f"file), got {config.bc_teacher!r}")
+        if config.bc_teacher.startswith("model") or searches:  # refuse a missing file or a bad keyword now
+            try:
+                make_agent(config.bc_teacher, trickenv.make_spec(config.game, **config.options),
+                           **({"worlds": config.bc_worlds} if searches else {}))
+            except ValueError as e:
+                raise ValueError(f"bc_teacher: {e}" + (" (a search teacher's worlds are bc_worlds)" if searches
+                                                       else "")) from None
         if isinstance(config.bc_workers, bool) or not isinstance(config.bc_workers, int) or config.bc_workers < 1:
             raise ValueError(f"bc_workers must be a positive integer, got {config.bc_workers!r}")
         if not config.bc_temperature >= 0:
@@ -239,9 +263,9 @@ class Run:
         if config.bc_mix > 0 and config.bc_teacher == "rules":
             raise ValueError("bc_mix seats the rule-based agent beside another teacher; with bc_teacher='rules' "
                              "every seat is the rule-based agent already")
-        if config.bc_temperature > 0 and config.bc_teacher != "pimc" and not config.expert:
-            raise ValueError("bc_temperature needs bc_teacher='pimc' or an expert: only a search teacher has values "
-                             f"to fit (bc_teacher is {config.bc_teacher!r})")
+        if config.bc_temperature > 0 and not searches and not config.expert:
+            raise ValueError("bc_temperature needs a search teacher (bc_teacher 'pimc' or 'search') or an expert: "
+                             f"only a search has values to fit (bc_teacher is {config.bc_teacher!r})")
         check_expert(config)
         if config.augment_suits:
             SuitRelabelling(trickenv.make_spec(config.game, **config.options))  # refuses a game that tells suits apart
@@ -339,7 +363,7 @@ class Run:
         """The warm start's demonstrations, kept in ``demonstrations.npz``: a run stopped before its
         first checkpoint and started again with the same command does not search them again."""
         c = self.config
-        teacher_options = {"worlds": c.bc_worlds} if c.bc_teacher == "pimc" else {}
+        teacher_options = {"worlds": c.bc_worlds} if search_teacher(c.bc_teacher) else {}
         workers = {"workers": c.bc_workers} if c.bc_workers > 1 else {}
         mix = {"mix": c.bc_mix} if c.bc_mix > 0 else {}
         if c.privileged_critic:
@@ -388,7 +412,8 @@ class Run:
             todo = [k for k in range(chunks) if not (folder / f"labels_{i}_{k}.npz").exists()]
             jobs = [(c.game, c.options, str(student), c.expert, c.expert_worlds, c.expert_rollout,
                      min(c.expert_chunk, c.expert_samples - k * c.expert_chunk), c.seed * 7919 + 1009 * (i + 1) + k,
-                     c.expert_share, opponent_seats(c.expert_opponents), c.privileged_critic, batch) for k in todo]
+                     c.expert_share, opponent_seats(c.expert_opponents), c.privileged_critic, batch,
+                     c.expert_solve_tricks) for k in todo]
             self._label(jobs, [folder / f"labels_{i}_{k}.npz" for k in todo])
             t1 = time.perf_counter()
             for j in range(i + 1):  # DAgger: every label so far (each file read once per run)

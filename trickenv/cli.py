@@ -159,7 +159,7 @@ TRAIN_FLAGS = {
     "points_bonus": float, "bc_teacher": str, "bc_worlds": int,
     "bc_temperature": float, "bc_workers": int, "bc_mix": float,
     "expert": str, "expert_iterations": int, "expert_samples": int, "expert_chunk": int, "expert_worlds": int,
-    "expert_rollout": str, "expert_share": float, "expert_epochs": int, "expert_workers": int,
+    "expert_rollout": str, "expert_solve_tricks": int, "expert_share": float, "expert_epochs": int, "expert_workers": int,
     "net": lambda text: tuple(int(x) for x in text.split(",")), "features": str,
     "schedule": lambda text: _parsed(text, "trickenv.training.league", "parse_schedule"),
     "expert_opponents": lambda text: _parsed(text, "trickenv.training.expert", "parse_opponents"),
@@ -302,6 +302,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                            "schedule": " (the league's shares per opponent seat, e.g. rules=0.35,random=0.15)",
                            "expert_opponents": " (who sits beside the student in expert iteration: agent names "
                                                "and whole-number weights, e.g. rules=3,random=1,pimc=1)",
+                           "expert_solve_tricks": " (tricks left at which the search expert's solver takes over "
+                                                  "from its playouts; default: the search agent's, 3)",
                            "expert_rollout": " (who plays the expert's playouts: rules, random, student, or game: "
                                              "as the expert agent does by default, without its second look)"
                        }.get(flag, ""))
