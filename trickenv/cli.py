@@ -302,6 +302,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                            "schedule": " (the league's shares per opponent seat, e.g. rules=0.35,random=0.15)",
                            "expert_opponents": " (who sits beside the student in expert iteration: agent names "
                                                "and whole-number weights, e.g. rules=3,random=1,pimc=1)",
+                           "bc_teacher": " (rules; a search: pimc, search, or either with its keywords, e.g. "
+                                         "search:solve_tricks=2, playing with --bc-worlds worlds; model or model:PATH)",
                            "expert_solve_tricks": " (tricks left at which the search expert's solver takes over "
                                                   "from its playouts; default: the search agent's, 3)",
                            "expert_rollout": " (who plays the expert's playouts: rules, random, student, or game: "
