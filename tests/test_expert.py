@@ -259,7 +259,6 @@ def test_the_expert_can_play_its_playouts_with_the_student(tmp_path):
     assert not np.array_equal(data["values"][:n], rules_playouts["values"][:n], equal_nan=True)
 
 
-
 def test_the_search_experts_solver_takes_over_where_the_run_says(tmp_path, monkeypatch):
     import trickenv.training.expert as expert_module
     from trickenv.training.expert import label_chunk, make_expert
