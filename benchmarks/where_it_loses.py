@@ -94,7 +94,7 @@ def measure(game: str, player: str = "model", reference: str = "pimc", field: tu
         label, agent = splits(spec, make_agent(player, spec, seed=seed + 1), make_agent(reference, spec, seed=seed + 2),
                               at)[i]
         res = evaluate(game, [(label, agent), ("reference", make_agent(reference, spec, seed=seed + 3)),
-                              *[(f"{name}#{i}", make_agent(name, spec, seed=seed + 4 + i)) for i, name in enumerate(field)]],
+                              *[(f"{name}#{j}", make_agent(name, spec, seed=seed + 4 + j)) for j, name in enumerate(field)]],
                        deals=deals, seed=seed, progress=False, ratings=False).to_dict()
         pair = next(p for p in res["pairs"] if p["a"] == label and p["b"] == "reference")
         out.append({"split": label, "diff": float(pair["diff"]), "ci95": [float(x) for x in pair["ci95"]]})
@@ -113,7 +113,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     field = tuple(filter(None, args.field.split(",")))
-    rows = measure(args.game, args.player, args.reference, field, args.split, args.deals, args.seed)
+    try:
+        rows = measure(args.game, args.player, args.reference, field, args.split, args.deals, args.seed)
+    except ValueError as e:  # a bad split, agent name or count: the message says what is allowed
+        ap.error(str(e))
     print(f"{args.game}: {args.player} in part, the rest {args.reference}; against {args.reference}"
           f"{' with ' + ', '.join(field) if field else ''}; {args.deals} deals, seed {args.seed}\n")
     print(f"| the player plays | stand-in - {args.reference} | 95% CI |")

@@ -84,3 +84,11 @@ def test_a_split_outside_the_deal_is_refused():
     with pytest.raises(ValueError, match="state"):
         where.Split(spec, Lowest(), Highest(), Lowest(), 2).act_batch(np.zeros((1, spec.obs_size)),
                                                                        np.ones((1, spec.num_actions), bool))
+
+
+def test_the_command_line_names_a_bad_split_or_agent(capsys):
+    for argv, message in ((["koenigrufen", "--split", "9"], "between 1 and 7"),
+                          (["koenigrufen", "--player", "nobody"], "unknown agent 'nobody'")):
+        with pytest.raises(SystemExit) as exit_:
+            where.main(argv + ["--deals", "4"])
+        assert exit_.value.code == 2 and message in capsys.readouterr().err
