@@ -89,7 +89,7 @@ def measure(game: str, player: str = "model", reference: str = "pimc", field: tu
     spec = trickenv.make_spec(game)
     at = [spec.num_tricks // 2] if at is None else at
     out = []
-    for i in range(3 + 2 * len(at)):
+    for i in range(len(splits(spec, None, None, at))):  # the row count (and `at` checked) before any deal
         # Fresh agents, seeded alike, for every row: a search's worlds depend on how many decisions it made before.
         label, agent = splits(spec, make_agent(player, spec, seed=seed + 1), make_agent(reference, spec, seed=seed + 2),
                               at)[i]
