@@ -6,7 +6,9 @@ JSON ``meta`` entry (game, options, features, activation, how it was trained).
 The forward pass is plain NumPy, so playing needs neither torch nor
 stable-baselines3: a trained player is as portable as the rule-based ones.
 The agent plays the legal action with the highest logit (deterministic), or
-samples from the masked softmax with ``sample=True``.
+samples from the masked softmax with ``sample=True``. A player trained with a
+per-card head (``meta["card_head"]``; :mod:`trickenv.agents.card_head`) holds its
+arrays too (``H_wh, H_bh, H_wa, H_wo, H_bo``) and adds its card scores to the logits.
 
 ``make_agent("model", spec)`` loads the player shipped with the package for the
 game (``trickenv/agents/models/<game>.npz``, default options);
@@ -23,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from trickenv.agents.base import BatchAgent
+from trickenv.agents.card_head import HEAD_ARRAYS, CardHeadWeights, card_input_names
 from trickenv.agents.features import features_of
 from trickenv.agents.sparse_layer import add_sparse_product
 from trickenv.engine.kernels import seed_states
@@ -39,17 +42,30 @@ def shipped_model_path(game: str) -> Path:
     return Path(str(resources.files("trickenv.agents") / "models" / f"{game}.npz"))
 
 
-def save_policy(path: str | Path, weights: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any]) -> None:
-    """Write a player file: ``weights`` = [(W [in, out], b [out]), ...] and ``meta`` (JSON-able)."""
-    arrays = {}
+def save_policy(path: str | Path, weights: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any],
+                card_head: dict[str, np.ndarray] | None = None) -> None:
+    """Write a player file: ``weights`` = [(W [in, out], b [out]), ...] and ``meta`` (JSON-able); ``card_head``:
+    the per-card head's arrays (``training.card_head.CardHead.arrays()``), whose presence ``meta["card_head"]``
+    must say (the card inputs' names, :func:`trickenv.agents.card_head.card_input_names`)."""
+    if (card_head is None) != (meta.get("card_head") is None):
+        raise ValueError("meta['card_head'] and the card head's arrays go together: give both or neither")
+    arrays = dict(card_head or {})
     for i, (w, b) in enumerate(weights):
         arrays[f"W{i}"] = np.asarray(w, np.float32)
         arrays[f"b{i}"] = np.asarray(b, np.float32)
     np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
 
 
+def load_card_head(path: str | Path) -> dict[str, np.ndarray] | None:
+    """The per-card head's arrays of a player file, None for a player without one."""
+    with np.load(path, allow_pickle=False) as f:
+        if not any(k in f for k in HEAD_ARRAYS):
+            return None
+        return {k: f[k] for k in HEAD_ARRAYS if k in f}
+
+
 def load_policy(path: str | Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, Any]]:
-    """Read a player file: (weights, meta)."""
+    """Read a player file: (weights, meta); its card head, if any: :func:`load_card_head`."""
     with np.load(path, allow_pickle=False) as f:
         meta = json.loads(str(f["meta"]))
         weights = []
@@ -85,12 +101,14 @@ class PolicyAgent(BatchAgent):
         self.weights = weights
         self.activation = ACTIVATIONS[meta.get("activation", "relu")]
         self._rng = np.random.default_rng(int(seed_states(seed, 1)[0] >> np.uint64(1)))
+        self.head = _card_head(spec, meta, load_card_head(path), weights, str(path))
         self._fold()
 
     @classmethod
     def from_weights(cls, spec: GameSpec, weights: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any],
-                     sample: bool = False) -> "PolicyAgent":
-        """An agent from weights in memory (a trainer's current policy), without a file."""
+                     sample: bool = False, card_head: dict[str, np.ndarray] | None = None) -> "PolicyAgent":
+        """An agent from weights in memory (a trainer's current policy), without a file; ``card_head``: the
+        per-card head's arrays when ``meta["card_head"]`` says it has one."""
         agent = cls.__new__(cls)
         BatchAgent.__init__(agent, spec)
         agent.path, agent.meta, agent.sample = None, meta, sample
@@ -98,6 +116,7 @@ class PolicyAgent(BatchAgent):
         agent.weights = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in weights]
         agent.activation = ACTIVATIONS[meta.get("activation", "relu")]
         agent._rng = np.random.default_rng(0)
+        agent.head = _card_head(spec, meta, card_head, agent.weights, "the weights")
         agent._fold()
         return agent
 
@@ -129,9 +148,15 @@ class PolicyAgent(BatchAgent):
         add_sparse_product(x, self._w_obs, h)
         if self._w_facts is not None:
             add_sparse_product(self.spec.action_features(self.spec, x), self._w_facts, h)
-        for w, b in self.weights[1:]:
+        if len(self.weights) == 1:  # no hidden layer: the first layer gives the logits
+            return h
+        for w, b in self.weights[1:-1]:
             h = self.activation(h) @ w + b
-        return h
+        h = self.activation(h)
+        out = h @ self.weights[-1][0] + self.weights[-1][1]
+        if self.head is not None:
+            out[:, :self.spec.deck] += self.head.scores(h, x)
+        return out
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The best legal action per row (or a sample of the masked softmax with ``sample=True``)."""
@@ -144,6 +169,23 @@ class PolicyAgent(BatchAgent):
         p /= p.sum(axis=1, keepdims=True)
         u = self._rng.random((len(p), 1))
         return np.minimum((p.cumsum(axis=1) < u).sum(axis=1), mask.shape[1] - 1)
+
+
+def _card_head(spec: GameSpec, meta: dict[str, Any], arrays: dict[str, np.ndarray] | None,
+               weights: list[tuple[np.ndarray, np.ndarray]], where: str) -> CardHeadWeights | None:
+    """The player's per-card head, checked against what ``meta`` says it reads; None without one."""
+    names = meta.get("card_head")
+    if names is None and arrays is None:
+        return None
+    if names is None or arrays is None:
+        raise ValueError(f"{where}: meta['card_head'] and the card head's arrays go together, found only "
+                         f"{'the meta entry' if arrays is None else 'the arrays'}")
+    if list(names) != card_input_names(spec):
+        raise ValueError(f"{where}: its card head reads {len(names)} card inputs that are not the "
+                         f"{len(card_input_names(spec))} this version computes for {spec.name}; retrain the player")
+    if len(weights) < 2:
+        raise ValueError(f"{where}: a card head needs a hidden layer to read; the network has none")
+    return CardHeadWeights(spec, arrays, hidden=weights[-1][0].shape[0])
 
 
 def _jsonable(options: dict[str, Any]) -> dict[str, Any]:

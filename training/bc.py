@@ -174,7 +174,8 @@ def _demonstrations_part(game: str, options: dict[str, Any], samples: int, seed:
 
 def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epochs: int = 3,
                     batch_size: int = 512, learning_rate: float = 1e-3, value_coef: float = 0.5,
-                    seed: int = 0, temperature: float = 0.0, augment: SuitRelabelling | None = None) -> dict[str, float]:
+                    seed: int = 0, temperature: float = 0.0, augment: SuitRelabelling | None = None,
+                    card_head=None) -> dict[str, float]:
     """Fit ``model.policy`` (MaskablePPO) to the demonstrations; returns the last epoch's loss and accuracy.
 
     ``temperature`` > 0 with a search teacher's ``values``: the policy is fitted to
@@ -186,6 +187,9 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
     ``augment`` (a :class:`~trickenv.training.augment.SuitRelabelling`): each epoch fits every row under a
     renaming of the suits drawn at random (from ``seed`` and the epoch), the accuracy counted on those rows.
 
+    ``card_head`` (a :class:`~trickenv.training.card_head.CardHead`): fitted with the policy, its card scores
+    added to the card actions' logits (its inputs computed from each batch's observations, as the player does).
+
     Its own Adam optimizer with small batches and a larger step than PPO's: imitation
     needs many gradient steps (with PPO's 4096-row batches at 3e-4 the clone stayed
     near random play).
@@ -194,7 +198,8 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
 
     policy = model.policy
     policy.set_training_mode(True)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    params = list(policy.parameters()) + (list(card_head.parameters()) if card_head is not None else [])
+    optimizer = torch.optim.Adam(params, lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
     critic_sees_all = getattr(policy, "actor_inputs", None) is not None  # a privileged critic: it reads every hand
     if critic_sees_all and "privileged" not in data:
@@ -229,7 +234,10 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
             # (Box observations of floats: the extractors take them as they are.)
             latent_pi = policy.mlp_extractor.forward_actor(policy.pi_features_extractor(x_all[idx]))
             latent_vf = policy.mlp_extractor.forward_critic(policy.vf_features_extractor(x_all[idx]))
-            logits = policy.action_net(latent_pi).masked_fill(~m_all[idx], -1e9)
+            logits = policy.action_net(latent_pi)
+            if card_head is not None:
+                logits = card_head.add_to(logits, latent_pi, card_head.inputs(fit["obs"][idx.numpy()]))
+            logits = logits.masked_fill(~m_all[idx], -1e9)
             values = policy.value_net(latent_vf).flatten()
             if t_all is None:
                 imitation = torch.nn.functional.cross_entropy(logits, a_all[idx])

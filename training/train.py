@@ -51,6 +51,7 @@ import numpy as np
 
 import trickenv
 from trickenv.agents import make_agent
+from trickenv.agents.card_head import card_input_names
 from trickenv.agents.evaluation import evaluate
 from trickenv.agents.features import Features
 from trickenv.agents.policy import PolicyAgent, save_policy
@@ -76,6 +77,10 @@ class TrainConfig:
     learning_rate: float = 3e-4
     net: tuple[int, ...] = (256, 256)
     features: str = "compact"  # what the network reads: "compact", or "actions" (+ the game's per-card facts)
+    # Units of the per-card head, one network scoring every card from the last hidden layer and the card's own
+    # inputs (trickenv/agents/card_head.py); 0: none. Fitted by imitation only (warm start, expert iteration):
+    # with it the run has no PPO phase (steps 0).
+    card_head: int = 0
     gamma: float = 1.0  # a deal is a short episode paid at its end: no discounting
     gae_lambda: float = 0.95
     clip_range: float = 0.2
@@ -211,6 +216,17 @@ def check_expert(c: TrainConfig) -> None:
         check_opponents(trickenv.make_spec(c.game, **c.options), c.expert_opponents)
 
 
+def check_card_head(c: TrainConfig) -> None:
+    """Refuse a per-card head that cannot be trained, naming the setting and what is allowed."""
+    if isinstance(c.card_head, bool) or not isinstance(c.card_head, int) or c.card_head < 0:
+        raise ValueError(f"card_head must be a whole number of units >= 0 (0: no card head), got {c.card_head!r}")
+    if c.card_head and c.steps > 0:
+        raise ValueError(f"card_head is fitted by imitation only (the warm start and expert iteration); PPO does not "
+                         f"train it: use steps 0 with it (the command asks for {c.steps:,} PPO steps), or card_head 0")
+    if c.card_head and not c.net:
+        raise ValueError("card_head reads the policy's last hidden layer: net needs at least one hidden layer")
+
+
 def policy_weights(model) -> list[tuple[np.ndarray, np.ndarray]]:
     """The policy MLP of a MaskablePPO model as ``[(W [in, out], b), ...]`` (the last layer: the logits)."""
     import torch
@@ -273,6 +289,7 @@ class Run:
             raise ValueError(f"features must be 'compact' or 'actions', got {config.features!r}")
         if config.features == "actions":
             Features(trickenv.make_spec(config.game, **config.options), actions=True)  # refuses a game without them
+        check_card_head(config)
         unknown = sorted(set(config.schedule) - set(asdict(Schedule())))
         if unknown:
             raise ValueError(f"schedule: unknown {', '.join(unknown)}; allowed {', '.join(asdict(Schedule()))}")
@@ -301,6 +318,14 @@ class Run:
                                actions=config.features == "actions")
         self.meta = {"game": config.game, "options": json.loads(json.dumps(self.spec.options)), "features": config.features,
                      "activation": "relu", "net": list(config.net)}
+        self.card_head = None
+        if config.card_head:
+            from trickenv.training.card_head import CardHead
+
+            self.meta["card_head"] = card_input_names(self.spec)
+            with torch.random.fork_rng():  # its own draws: the policy's initial weights stay those of the seed
+                torch.manual_seed(config.seed + 61)
+                self.card_head = CardHead(self.spec, config.net[-1], config.card_head)
         self.log: list[dict[str, Any]] = []
         self.started = time.perf_counter()
         self._elapsed_before = 0.0
@@ -334,7 +359,11 @@ class Run:
 
     def player(self) -> PolicyAgent:
         """The current policy as a NumPy player."""
-        return PolicyAgent.from_weights(self.spec, policy_weights(self.model), self.meta)
+        return PolicyAgent.from_weights(self.spec, policy_weights(self.model), self.meta, card_head=self.head_arrays())
+
+    def head_arrays(self) -> dict[str, np.ndarray] | None:
+        """The per-card head's arrays for a player file, None without one."""
+        return None if self.card_head is None else self.card_head.arrays()
 
     def augment(self) -> SuitRelabelling | None:
         """The suit renamings of the fits (``augment_suits``), else None."""
@@ -353,7 +382,8 @@ class Run:
         torch.set_num_threads(max(c.torch_threads, c.bc_workers))
         try:
             self.bc_stats = behaviour_clone(self.model, data, self.venv.features, epochs=c.bc_epochs, seed=c.seed,
-                                            temperature=c.bc_temperature, augment=self.augment())
+                                            temperature=c.bc_temperature, augment=self.augment(),
+                                            card_head=self.card_head)
         finally:
             torch.set_num_threads(c.torch_threads)
         self.bc_stats["bc_seconds"] = time.perf_counter() - t0
@@ -408,7 +438,7 @@ class Run:
             t0 = time.perf_counter()
             student = folder / f"student_{i}.npz"
             if not student.exists():
-                save_policy(student, policy_weights(self.model), self.meta)
+                save_policy(student, policy_weights(self.model), self.meta, self.head_arrays())
             todo = [k for k in range(chunks) if not (folder / f"labels_{i}_{k}.npz").exists()]
             jobs = [(c.game, c.options, str(student), c.expert, c.expert_worlds, c.expert_rollout,
                      min(c.expert_chunk, c.expert_samples - k * c.expert_chunk), c.seed * 7919 + 1009 * (i + 1) + k,
@@ -427,7 +457,7 @@ class Run:
             try:
                 fit = behaviour_clone(self.model, data, self.venv.features, epochs=c.expert_epochs,
                                       seed=c.seed + 101 * (i + 1), temperature=c.bc_temperature,
-                                      augment=self.augment())
+                                      augment=self.augment(), card_head=self.card_head)
             finally:
                 torch.set_num_threads(c.torch_threads)
             agree = float((data["played"] == data["action"]).mean())
@@ -437,7 +467,7 @@ class Run:
             self._expert["iteration"] = i + 1
             # The student after this fit: the next round's student_{i+1}, and, when PPO follows the last
             # round, the expert-iteration player before PPO (benchmarks/time_to_strength.py compares both).
-            save_policy(folder / f"student_{i + 1}.npz", policy_weights(self.model), self.meta)
+            save_policy(folder / f"student_{i + 1}.npz", policy_weights(self.model), self.meta, self.head_arrays())
             self.save()
             row = self.record_eval()
             if self.progress:
@@ -514,6 +544,10 @@ class Run:
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         self.model.save(tmp / "model.zip")
+        if self.card_head is not None:
+            import torch
+
+            torch.save(self.card_head.state_dict(), tmp / "card_head.pt")
         self.league.save(tmp / "league")
         (tmp / "state.json").write_text(json.dumps({
             "num_timesteps": int(self.model.num_timesteps), "elapsed": self.elapsed(), "bc": self.bc_stats,
@@ -529,6 +563,10 @@ class Run:
         self.league.load(self.ckpt / "league")
         self.seat_env.set_opponents(self.league.members, resample=False)
         self.model = MaskablePPO.load(self.ckpt / "model.zip", env=self.venv, device="cpu")
+        if self.card_head is not None:
+            import torch
+
+            self.card_head.load_state_dict(torch.load(self.ckpt / "card_head.pt"))
         self.model.num_timesteps = int(state["num_timesteps"])
         self._elapsed_before = float(state["elapsed"])
         self.bc_stats = state.get("bc", {})
@@ -603,7 +641,7 @@ class Run:
         }
         save_policy(self.out / "player.npz", policy_weights(self.model),
                     {**self.meta, "steps": int(self.model.num_timesteps), "minutes": round(self.elapsed() / 60, 1),
-                     "config": {k: v for k, v in asdict(c).items() if k not in ("options",)}})
+                     "config": {k: v for k, v in asdict(c).items() if k not in ("options",)}}, self.head_arrays())
         summary = {"steps": int(self.model.num_timesteps), "minutes": self.elapsed() / 60, "throughput": throughput,
                    "bc": self.bc_stats, "last_eval": self.log[-1] if self.log else None}
         (self.out / "final.json").write_text(json.dumps(summary, indent=2, default=float) + "\n")

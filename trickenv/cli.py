@@ -160,7 +160,7 @@ TRAIN_FLAGS = {
     "bc_temperature": float, "bc_workers": int, "bc_mix": float,
     "expert": str, "expert_iterations": int, "expert_samples": int, "expert_chunk": int, "expert_worlds": int,
     "expert_rollout": str, "expert_solve_tricks": int, "expert_share": float, "expert_epochs": int, "expert_workers": int,
-    "net": lambda text: tuple(int(x) for x in text.split(",")), "features": str,
+    "net": lambda text: tuple(int(x) for x in text.split(",")), "features": str, "card_head": int,
     "schedule": lambda text: _parsed(text, "trickenv.training.league", "parse_schedule"),
     "expert_opponents": lambda text: _parsed(text, "trickenv.training.expert", "parse_opponents"),
 }
@@ -299,6 +299,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         p.add_argument(f"--{flag.replace('_', '-')}", type=kind, default=None, dest=flag,
                        help=f"override the per-game default of {flag}" + {
                            "net": " (e.g. 256,256)", "features": " (compact, or actions: + the per-card facts)",
+                           "card_head": " (units of a network shared by every card that adds each card's score "
+                                        "to its logit; fitted by imitation only, so with --steps 0; 0: none)",
                            "schedule": " (the league's shares per opponent seat, e.g. rules=0.35,random=0.15)",
                            "expert_opponents": " (who sits beside the student in expert iteration: agent names "
                                                "and whole-number weights, e.g. rules=3,random=1,pimc=1)",

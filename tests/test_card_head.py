@@ -1,0 +1,187 @@
+"""The per-card head (``trickenv.agents.card_head``, ``trickenv train --card-head N``).
+
+Its inputs are checked against a card-by-card reference from the engine state at every decision of random
+deals of every game and the variants that change the cards, the trump or the seats; the NumPy player's logits
+against the torch network that was fitted; a run's player file, checkpoint and refusals.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+import trickenv
+from trickenv.agents import make_agent
+from trickenv.agents.card_head import CARD_INPUTS, card_input_names, card_inputs
+from trickenv.agents.policy import PolicyAgent, load_card_head, load_policy, save_policy
+from trickenv.decode import card_sets
+from trickenv.engine.layout import PH_PLAY, PHASE, TO_ACT, TRICK, TRICK_LEN, TRUMP
+from trickenv.games.four_tricks import TURNED_UP
+from trickenv.training import Run, TrainConfig
+from trickenv.training.card_head import CardHead
+from trickenv.training.train import policy_weights
+from trickenv.vector import VecEnv
+
+VARIANTS = [("four_tricks", {}), ("four_tricks", {"deck": 52}), ("four_tricks", {"trump": "none"}),
+            ("farbwechsel", {}), ("farbwechsel", {"num_players": 4, "partnership": True}), ("koenigrufen", {})]
+
+
+def reference(spec, state, g: int) -> np.ndarray:
+    """The position inputs of game g's seat to act, by their definitions, card by card ([deck, len(CARD_INPUTS)])."""
+    deck, n = spec.deck, spec.num_players
+    ranks = deck // 4
+    sets = card_sets(spec)
+    suit, points = sets["suit"].astype(int), sets["points"].astype(float)
+    trump = int(state.s[g, TRUMP])
+    seat = int(state.s[g, TO_ACT])
+    hand = {c for c in range(deck) if int(state.hands[g, seat]) >> c & 1}
+    trick = [int(state.s[g, TRICK + j]) for j in range(int(state.s[g, TRICK_LEN]))]
+    seen = hand | set(trick) | {c for c in range(deck) if state.played_by[g, c] >= 0}
+    if spec.name == "four_tricks" and state.s[g, TURNED_UP] >= 0:
+        seen.add(int(state.s[g, TURNED_UP]))
+    unseen = [c for c in range(deck) if c not in seen]
+    led = suit[trick[0]] if trick else -1
+    out = np.zeros((deck, len(CARD_INPUTS)), np.float32)
+    for c in range(deck):
+        out[c] = [c in hand, 0 <= trump < 4 and suit[c] == trump, suit[c] == led,
+                  sum(suit[h] == suit[c] for h in hand) / ranks, sum(suit[u] == suit[c] for u in unseen) / ranks,
+                  sum(suit[u] == trump for u in unseen) / ranks,
+                  sum(points[t] for t in trick) / max(points.max() * n, 1.0)]
+    return out
+
+
+@pytest.mark.parametrize("game,options", VARIANTS)
+def test_the_inputs_are_the_reference_at_every_decision(game, options):
+    spec = trickenv.make_spec(game, **options)
+    env = VecEnv(spec, 12, seed=5)
+    obs, mask = env.reset(seed=5)[:2]
+    rng = np.random.default_rng(2)
+    k = len(CARD_INPUTS)
+    seen = np.zeros(k, np.int64)
+    for _ in range(spec.num_tricks * spec.num_players + 12):
+        got = card_inputs(spec, obs)
+        assert got.shape == (12, spec.deck, len(card_input_names(spec)) - spec.deck - spec.deck // 4 - 2)
+        facts = spec.action_features(spec, obs).reshape(12, -1, spec.deck).transpose(0, 2, 1)
+        np.testing.assert_array_equal(got[:, :, k:], facts)
+        for g in range(12):
+            if env.state.s[g, PHASE] != PH_PLAY:
+                continue
+            want = reference(spec, env.state, g)
+            np.testing.assert_allclose(got[g, :, :k], want, atol=1e-6, err_msg=f"game {g}")
+            seen += (want != 0).any(axis=0)
+        legal = [np.flatnonzero(m) for m in mask]
+        obs, mask = env.step(np.array([rng.choice(a) for a in legal]))[:2]
+    # Each input is nonzero somewhere: the trump ones where the variant has trump, table points where cards
+    # carry points.
+    has_trump = options.get("trump") != "none"
+    has_points = card_sets(spec)["points"].max() > 0
+    expect = [True, has_trump, True, True, True, has_trump, has_points]
+    assert list(seen > 0) == expect, seen
+
+
+def _run(tmp_path, game="koenigrufen", **kw):
+    cfg = dict(game=game, steps=0, num_envs=16, n_steps=16, batch_size=256, epochs=1, net=(32, 32),
+               bc_samples=2000, bc_epochs=2, eval_every=10**9, eval_deals=4, checkpoint_every=10**9, seed=4,
+               card_head=16)
+    cfg.update(kw)
+    return Run(TrainConfig(**cfg), tmp_path, progress=False)
+
+
+def _torch_logits(run, obs):
+    """The fitted torch network's logits, card head included, for raw observations."""
+    policy = run.model.policy
+    with torch.no_grad():
+        x = torch.as_tensor(run.venv.features.many(obs))
+        hidden = policy.mlp_extractor.forward_actor(policy.pi_features_extractor(x))
+        return run.card_head.add_to(policy.action_net(hidden), hidden, run.card_head.inputs(obs)).numpy()
+
+
+@pytest.mark.parametrize("game", ["koenigrufen", "four_tricks"])
+def test_the_numpy_player_is_the_fitted_network_and_its_file(tmp_path, game):
+    run = _run(tmp_path / "R", game=game)
+    run.train()
+    spec = run.spec
+    v = trickenv.make_vec(game, 64, seed=9)
+    obs, mask, _ = v.reset()
+    path = tmp_path / "R" / "player.npz"
+    weights, meta = load_policy(path)
+    assert meta["card_head"] == card_input_names(spec) and set(load_card_head(path)) == {
+        "H_wh", "H_bh", "H_wa", "H_wo", "H_bo"}
+    saved = make_agent(f"model:{path}", spec)
+    without = PolicyAgent.from_weights(spec, weights, {k: x for k, x in meta.items() if k != "card_head"})
+    differs = 0
+    for _ in range(spec.num_tricks * spec.num_players):
+        want = _torch_logits(run, obs)
+        got = saved.logits(obs)
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+        np.testing.assert_array_equal(got, run.player().logits(obs))
+        # the head moves the card logits only, and it does move them
+        plain = without.logits(obs)
+        np.testing.assert_array_equal(got[:, spec.deck:], plain[:, spec.deck:])
+        differs += int((np.abs(got[:, :spec.deck] - plain[:, :spec.deck]) > 1e-3).any())
+        a = saved.act_batch(obs, mask)
+        assert mask[np.arange(64), a].all()
+        obs, mask, *_ = v.step(a)
+    assert differs > 0
+
+
+def test_the_head_is_fitted_and_kept_by_the_checkpoint(tmp_path):
+    run = _run(tmp_path / "R")
+    with torch.random.fork_rng():
+        torch.manual_seed(4 + 61)
+        before = CardHead(run.spec, 32, 16).arrays()
+    assert all(np.array_equal(before[k], run.head_arrays()[k]) for k in before)  # its initial weights: the seed's
+    run.train()
+    after = run.head_arrays()
+    assert not np.array_equal(before["H_wa"], after["H_wa"])  # the warm start fitted it
+    again = Run(None, tmp_path / "R", resume=True, progress=False)
+    assert all(np.array_equal(after[k], again.head_arrays()[k]) for k in after)
+    with pytest.raises(ValueError, match="card_head is 16 in this run, the command asks 32"):
+        Run({"card_head": 32}, tmp_path / "R", resume=True, progress=False)
+
+
+def test_refusals(tmp_path):
+    with pytest.raises(ValueError, match="card_head is fitted by imitation only .* asks for 4,096 PPO steps"):
+        _run(tmp_path / "A", steps=4096)
+    with pytest.raises(ValueError, match="card_head must be a whole number of units >= 0"):
+        _run(tmp_path / "B", card_head=-1)
+    with pytest.raises(ValueError, match="net needs at least one hidden layer"):
+        _run(tmp_path / "C", net=())
+    from trickenv.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["train", "koenigrufen", "--out", str(tmp_path / "D"), "--card-head", "8", "--no-progress"])
+    assert not (tmp_path / "D" / "checkpoint").exists()
+    # A player file whose meta and arrays disagree, or whose inputs are not this version's, is refused.
+    run = _run(tmp_path / "E")
+    spec, weights, meta, head = run.spec, policy_weights(run.model), run.meta, run.head_arrays()
+    with pytest.raises(ValueError, match="give both or neither"):
+        save_policy(tmp_path / "x.npz", weights, meta)
+    with pytest.raises(ValueError, match="found only the meta entry"):
+        PolicyAgent.from_weights(spec, weights, meta)
+    with pytest.raises(ValueError, match="found only the arrays"):
+        PolicyAgent.from_weights(spec, weights, {k: x for k, x in meta.items() if k != "card_head"}, card_head=head)
+    with pytest.raises(ValueError, match="card inputs that are not the"):
+        PolicyAgent.from_weights(spec, weights, {**meta, "card_head": meta["card_head"][:-1]}, card_head=head)
+    with pytest.raises(ValueError, match="card head shapes"):
+        PolicyAgent.from_weights(spec, weights, meta, card_head={**head, "H_wa": head["H_wa"][:-1]})
+    save_policy(tmp_path / "ok.npz", weights, meta, head)
+    assert json.loads(json.dumps(load_policy(tmp_path / "ok.npz")[1])) == meta
+
+
+def test_expert_iteration_fits_the_head_and_its_students_carry_it(tmp_path):
+    """The labelling workers play the student from its file: each round's student has the head, fitted anew."""
+    run = Run(TrainConfig(game="four_tricks", steps=0, num_envs=16, n_steps=16, batch_size=256, epochs=1,
+                          net=(32, 32), bc_samples=1500, bc_epochs=1, eval_deals=4, seed=3, expert="pimc",
+                          expert_iterations=2, expert_samples=600, expert_chunk=300, expert_worlds=2,
+                          bc_temperature=0.3, card_head=8), tmp_path / "R", progress=False)
+    run.train()
+    heads = [load_card_head(tmp_path / "R" / "expert" / f"student_{i}.npz") for i in range(3)]
+    assert all(h is not None for h in heads)
+    assert not np.array_equal(heads[0]["H_wa"], heads[1]["H_wa"])
+    assert not np.array_equal(heads[1]["H_wa"], heads[2]["H_wa"])
+    final = load_card_head(tmp_path / "R" / "player.npz")
+    assert all(np.array_equal(final[k], heads[2][k]) for k in final)
