@@ -356,14 +356,15 @@ def test_a_journal_continues_a_killed_run_to_the_uninterrupted_results(tmp_path,
 
 def test_a_journal_refuses_to_continue_with_another_network(tmp_path):
     """The players a run reads are part of it: a player file changed since the journal began is refused."""
-    from trickenv.agents.policy import load_policy, save_policy, shipped_model_path
+    from trickenv.agents.policy import load_card_head, load_policy, save_policy, shipped_model_path
 
     weights, meta = load_policy(shipped_model_path("four_tricks"))
-    save_policy(tmp_path / "p.npz", weights, meta)
+    head = load_card_head(shipped_model_path("four_tricks"))  # the shipped player's per-card head (None without)
+    save_policy(tmp_path / "p.npz", weights, meta, head)
     kw = dict(deals=2, seed=1, chunk=2, progress=False, ratings=False, journal=tmp_path / "j")
     evaluate("four_tricks", [f"model:{tmp_path / 'p.npz'}", "rules"], **kw)
     evaluate("four_tricks", [f"model:{tmp_path / 'p.npz'}", "rules"], **kw)  # unchanged: continues (nothing left)
-    save_policy(tmp_path / "p.npz", [(w * 0.5, b) for w, b in weights], meta)
+    save_policy(tmp_path / "p.npz", [(w * 0.5, b) for w, b in weights], meta, head)
     with pytest.raises(ValueError, match="it differs in player_files"):
         evaluate("four_tricks", [f"model:{tmp_path / 'p.npz'}", "rules"], **kw)
 
