@@ -18,7 +18,7 @@ import trickenv  # noqa: E402
 from trickenv.agents import make_agent  # noqa: E402
 from trickenv.agents.evaluation import evaluate  # noqa: E402
 from trickenv.agents.features import Features  # noqa: E402
-from trickenv.agents.policy import PolicyAgent, load_policy, save_policy  # noqa: E402
+from trickenv.agents.policy import PolicyAgent, load_policy, save_policy, shipped_model_path  # noqa: E402
 from trickenv.single_seat import SeatEnv  # noqa: E402
 from trickenv.training import League, Run, Schedule, SeatVecEnv, TrainConfig, policy_weights  # noqa: E402
 from trickenv.training.bc import demonstrations, demonstrations_in_parallel, soft_targets  # noqa: E402
@@ -256,9 +256,12 @@ def test_the_warm_start_can_clone_the_search_agent(tmp_path):
 
 
 def test_the_warm_start_can_distil_a_trained_player(tmp_path):
-    """bc_teacher="model" (or "model:PATH"): the student imitates a saved player, e.g. a small network for playouts."""
-    teacher = make_agent("model", "four_tricks")
-    run = Run(tiny(steps=0, bc_samples=20000, bc_epochs=2, net=(64,), features="actions", bc_teacher="model"),
+    """bc_teacher="model:PATH" (or "model", the shipped player): the student imitates a saved player, e.g. a small
+    network for playouts. The teacher is a fixed file (the search's playout player), so that how well a 64-unit
+    student can follow it does not change whenever another player is shipped."""
+    path = shipped_model_path("four_tricks").with_name("four_tricks_rollout.npz")
+    teacher = make_agent(f"model:{path}", "four_tricks")
+    run = Run(tiny(steps=0, bc_samples=20000, bc_epochs=2, net=(64,), features="actions", bc_teacher=f"model:{path}"),
               tmp_path / "small", progress=False)
     run.train()
     data = run.demonstrations()  # kept from the run: the teacher's choices in its own self-play
@@ -267,6 +270,9 @@ def test_the_warm_start_can_distil_a_trained_player(tmp_path):
     assert [w.shape for w, _ in student.weights] == [(Features(run.spec, actions=True).size, 64), (64, 69)]
     agree = (student.act_batch(data["obs"], data["mask"]) == data["action"]).mean()
     assert agree > 0.6, agree
+    # "model" is the shipped player: its demonstrations are its own moves.
+    shipped = Run(tiny(steps=0, bc_samples=300, bc_teacher="model"), tmp_path / "shipped", progress=False).demonstrations()
+    assert np.array_equal(shipped["action"], make_agent("model", "four_tricks").act_batch(shipped["obs"], shipped["mask"]))
     for bad in ("model:/nowhere/player.npz", f"model:{make_agent('model', 'farbwechsel').path}"):
         with pytest.raises(ValueError, match="no trained player at|plays 'farbwechsel'"):
             Run(tiny(bc_teacher=bad), tmp_path / "bad", progress=False)
