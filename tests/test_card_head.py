@@ -185,3 +185,23 @@ def test_expert_iteration_fits_the_head_and_its_students_carry_it(tmp_path):
     assert not np.array_equal(heads[1]["H_wa"], heads[2]["H_wa"])
     final = load_card_head(tmp_path / "R" / "player.npz")
     assert all(np.array_equal(final[k], heads[2][k]) for k in final)
+
+
+def test_a_run_with_the_head_leaves_its_critic_and_fits_the_actor_as_with_it(tmp_path):
+    """A run with a card head has no PPO, so its fits skip the critic (``value_coef`` 0); the actor and the head
+    come out bit for bit as from a fit that also fits the critic, which then moves."""
+    from trickenv.training.bc import behaviour_clone, demonstrations
+
+    runs = [_run(tmp_path / name) for name in ("A", "B")]
+    assert runs[0].value_coef() == 0.0 and _run(tmp_path / "C", card_head=0).value_coef() == 0.5
+    data = demonstrations(runs[0].spec, 1500, seed=8)
+    critic = [{k: p.detach().clone() for k, p in r.model.policy.named_parameters() if "value" in k or "vf" in k}
+              for r in runs]
+    assert critic[0] and all(torch.equal(critic[0][k], critic[1][k]) for k in critic[0])  # the same seed
+    for r, coef in zip(runs, (0.0, 0.5)):
+        behaviour_clone(r.model, data, r.venv.features, epochs=2, seed=1, card_head=r.card_head, value_coef=coef)
+    a, b = (dict(r.model.policy.named_parameters()) for r in runs)
+    assert all(torch.equal(a[k], b[k]) for k in a if k not in critic[0])
+    assert all(np.array_equal(runs[0].head_arrays()[k], runs[1].head_arrays()[k]) for k in runs[0].head_arrays())
+    assert all(torch.equal(a[k], critic[0][k]) for k in critic[0])  # not fitted
+    assert not all(torch.equal(b[k], critic[1][k]) for k in critic[1])  # fitted

@@ -190,6 +190,9 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
     ``card_head`` (a :class:`~trickenv.training.card_head.CardHead`): fitted with the policy, its card scores
     added to the card actions' logits (its inputs computed from each batch's observations, as the player does).
 
+    ``value_coef``: the weight of the critic's loss (its value of the deal score that followed); 0 leaves the
+    critic as it is and skips it (the actor's fit is the same, as the two share no weight).
+
     Its own Adam optimizer with small batches and a larger step than PPO's: imitation
     needs many gradient steps (with PPO's 4096-row batches at 3e-4 the clone stayed
     near random play).
@@ -233,17 +236,18 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
             # The actor's and the critic's own inputs (the same unless the critic is privileged).
             # (Box observations of floats: the extractors take them as they are.)
             latent_pi = policy.mlp_extractor.forward_actor(policy.pi_features_extractor(x_all[idx]))
-            latent_vf = policy.mlp_extractor.forward_critic(policy.vf_features_extractor(x_all[idx]))
             logits = policy.action_net(latent_pi)
             if card_head is not None:
                 logits = card_head.add_to(logits, latent_pi, card_head.inputs(fit["obs"][idx.numpy()]))
             logits = logits.masked_fill(~m_all[idx], -1e9)
-            values = policy.value_net(latent_vf).flatten()
             if t_all is None:
-                imitation = torch.nn.functional.cross_entropy(logits, a_all[idx])
+                loss = torch.nn.functional.cross_entropy(logits, a_all[idx])
             else:
-                imitation = -(t_all[idx] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
-            loss = imitation + value_coef * torch.nn.functional.mse_loss(values, r_all[idx])
+                loss = -(t_all[idx] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+            if value_coef > 0:  # the critic shares no weight with the actor: skipping it leaves the actor as it is
+                latent_vf = policy.mlp_extractor.forward_critic(policy.vf_features_extractor(x_all[idx]))
+                values = policy.value_net(latent_vf).flatten()
+                loss = loss + value_coef * torch.nn.functional.mse_loss(values, r_all[idx])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

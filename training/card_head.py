@@ -36,10 +36,12 @@ class CardHead(torch.nn.Module):
     def forward(self, hidden: torch.Tensor, inputs: torch.Tensor) -> torch.Tensor:
         """Each card's score ``[B, deck]`` from the last hidden layer ``[B, hidden]`` and :meth:`inputs`; 0 for
         the cards not in the hand (a card action is legal only for those), as the NumPy player has it."""
-        b = inputs.shape[0]
-        cards = torch.cat([self.fixed.expand(b, -1, -1), inputs], dim=2)
-        z = torch.relu(self.hidden_in(hidden)[:, None, :] + self.card_in(cards))
-        return self.out(z)[..., 0] * inputs[..., 0]  # input 0: in_hand
+        # Only the cards in the hand (input 0; a seventh of the deck on average in King Calling), not every card
+        # then masked: the same scores for far less work.
+        rows, cards = torch.nonzero(inputs[..., 0], as_tuple=True)
+        own = torch.cat([self.fixed[cards], inputs[rows, cards]], dim=1)
+        z = torch.relu(self.hidden_in(hidden)[rows] + self.card_in(own))
+        return hidden.new_zeros(inputs.shape[:2]).index_put((rows, cards), self.out(z)[:, 0])
 
     def add_to(self, logits: torch.Tensor, hidden: torch.Tensor, inputs: torch.Tensor) -> torch.Tensor:
         """``logits [B, actions]`` with the card scores added to the card actions (ids ``0 .. deck - 1``)."""

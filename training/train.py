@@ -369,6 +369,12 @@ class Run:
         """The suit renamings of the fits (``augment_suits``), else None."""
         return SuitRelabelling(self.spec) if self.config.augment_suits else None
 
+    def value_coef(self) -> float:
+        """The weight of the critic's loss in the imitation fits. 0 with a card head: such a run has no PPO (not even
+        on ``--resume``, which cannot change either), so nothing reads the critic; skipping it leaves the actor's fit
+        as it is and saves the critic's share of the time."""
+        return 0.0 if self.config.card_head else 0.5
+
     def warm_start(self) -> dict[str, float]:
         """Imitate the teacher, the rule-based agent by default (:mod:`trickenv.training.bc`)."""
         c = self.config
@@ -383,7 +389,7 @@ class Run:
         try:
             self.bc_stats = behaviour_clone(self.model, data, self.venv.features, epochs=c.bc_epochs, seed=c.seed,
                                             temperature=c.bc_temperature, augment=self.augment(),
-                                            card_head=self.card_head)
+                                            card_head=self.card_head, value_coef=self.value_coef())
         finally:
             torch.set_num_threads(c.torch_threads)
         self.bc_stats["bc_seconds"] = time.perf_counter() - t0
@@ -457,7 +463,8 @@ class Run:
             try:
                 fit = behaviour_clone(self.model, data, self.venv.features, epochs=c.expert_epochs,
                                       seed=c.seed + 101 * (i + 1), temperature=c.bc_temperature,
-                                      augment=self.augment(), card_head=self.card_head)
+                                      augment=self.augment(), card_head=self.card_head,
+                                      value_coef=self.value_coef())
             finally:
                 torch.set_num_threads(c.torch_threads)
             agree = float((data["played"] == data["action"]).mean())
