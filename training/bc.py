@@ -233,7 +233,7 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
         loss_sum = hits = 0.0
         for start in range(0, n, batch_size):
             idx = order[start:start + batch_size]
-            # The actor's and the critic's own inputs (the same unless the critic is privileged).
+            # The actor's inputs (the critic's below: the same unless the critic is privileged).
             # (Box observations of floats: the extractors take them as they are.)
             latent_pi = policy.mlp_extractor.forward_actor(policy.pi_features_extractor(x_all[idx]))
             logits = policy.action_net(latent_pi)
