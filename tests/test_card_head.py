@@ -21,7 +21,7 @@ from trickenv.decode import card_sets
 from trickenv.engine.layout import PH_PLAY, PHASE, TO_ACT, TRICK, TRICK_LEN, TRUMP
 from trickenv.games.four_tricks import TURNED_UP
 from trickenv.training import Run, TrainConfig
-from trickenv.training.card_head import CardHead
+from trickenv.training.card_head import CardHead, CardHeadPolicy, FeatureInputs
 from trickenv.training.train import policy_weights
 from trickenv.vector import VecEnv
 
@@ -144,8 +144,10 @@ def test_the_head_is_fitted_and_kept_by_the_checkpoint(tmp_path):
 
 
 def test_refusals(tmp_path):
-    with pytest.raises(ValueError, match="card_head is fitted by imitation only .* asks for 4,096 PPO steps"):
+    with pytest.raises(ValueError, match="card_head with PPO \\(steps 4,096\\) needs features 'actions'.*features is "
+                                         "'compact'"):
         _run(tmp_path / "A", steps=4096)
+    assert not (tmp_path / "A").exists()
     with pytest.raises(ValueError, match="card_head must be a whole number of units >= 0"):
         _run(tmp_path / "B", card_head=-1)
     with pytest.raises(ValueError, match="net needs at least one hidden layer"):
@@ -205,3 +207,64 @@ def test_a_run_with_the_head_leaves_its_critic_and_fits_the_actor_as_with_it(tmp
     assert all(np.array_equal(runs[0].head_arrays()[k], runs[1].head_arrays()[k]) for k in runs[0].head_arrays())
     assert all(torch.equal(a[k], critic[0][k]) for k in critic[0])  # not fitted
     assert not all(torch.equal(b[k], critic[1][k]) for k in critic[1])  # fitted
+
+
+@pytest.mark.parametrize("game,options", VARIANTS)
+def test_the_inputs_from_the_features_are_the_inputs_from_the_observation(game, options):
+    """PPO's head reads its inputs from the features (the rollout buffer holds no observation): the same numbers."""
+    from trickenv.agents.features import Features
+    from trickenv.training.bc import demonstrations
+
+    spec = trickenv.make_spec(game, **options)
+    data = demonstrations(spec, 3000, seed=6, teacher="random", batch=48)
+    features = Features(spec, actions=True)
+    got = FeatureInputs(spec, features)(torch.as_tensor(features(data["obs"]))).numpy()
+    want = card_inputs(spec, data["obs"])
+    assert want[:, :, 1:].any() and np.array_equal(got, want)
+    with pytest.raises(ValueError, match="need the trick facts among the features"):
+        FeatureInputs(spec, Features(spec))
+
+
+def test_ppo_trains_the_head_and_the_player_is_the_trained_network(tmp_path):
+    """With steps > 0 PPO trains the head with the MLP (one optimizer, the policy's); the checkpoint keeps it; the
+    exported NumPy player's logits are the torch policy's, head included, as PPO computes them."""
+    config = dict(game="four_tricks", features="actions", bc_samples=1500, privileged_critic=True)
+    run = _run(tmp_path / "R", steps=512, checkpoint_every=256, snapshot_every=256, **config)
+    policy = run.model.policy
+    assert isinstance(policy, CardHeadPolicy) and run.card_head is policy.card_head
+    head_weights = {id(p) for p in run.card_head.parameters()}
+    assert head_weights <= {id(p) for g in policy.optimizer.param_groups for p in g["params"]}
+    run.train()
+    assert run.model.num_timesteps >= 512
+    after = run.head_arrays()
+    # The same run without PPO ends at the warm start (the actor's fit does not depend on the critic's).
+    warm = _run(tmp_path / "W", steps=0, **config)
+    warm.train()
+    before = warm.head_arrays()
+    assert all(not np.array_equal(before[k], after[k]) for k in ("H_wh", "H_wa", "H_wo"))  # PPO moved the head
+    # The player file is the torch policy: PPO's own distribution (features in, head inputs from them).
+    v = trickenv.make_vec("four_tricks", 32, seed=9)
+    obs, mask, _ = v.reset()
+    saved = make_agent(f"model:{tmp_path / 'R' / 'player.npz'}", run.spec)
+    weights, meta = load_policy(tmp_path / "R" / "player.npz")
+    without = PolicyAgent.from_weights(run.spec, weights, {k: x for k, x in meta.items() if k != "card_head"})
+    assert not np.allclose(saved.logits(obs), without.logits(obs), atol=1e-3)  # the head is part of what is compared
+    for _ in range(12):
+        x = torch.as_tensor(np.concatenate([run.venv.features(obs), np.zeros((32, policy.observation_space.shape[0]
+                                                                              - run.venv.actor_inputs), np.float32)],
+                                           axis=1))
+        with torch.no_grad():
+            probs = policy.get_distribution(x, action_masks=mask).distribution.probs.numpy()
+        p = np.exp(saved.logits(obs) - saved.logits(obs).max(axis=1, keepdims=True)) * mask
+        np.testing.assert_allclose(p / p.sum(axis=1, keepdims=True), probs, atol=1e-5)
+        obs, mask, *_ = v.step(saved.act_batch(obs, mask))
+    # A resumed run holds the same head (it is in the checkpoint's policy).
+    again = Run(None, tmp_path / "R", resume=True, progress=False)
+    assert isinstance(again.model.policy, CardHeadPolicy) and again.card_head is again.model.policy.card_head
+    assert all(np.array_equal(again.head_arrays()[k], after[k]) for k in after)
+    # The league's snapshots play with their head, and keep it through the checkpoint.
+    assert run.league.snapshots and all(head is not None for *_, head in run.league.snapshots)
+    assert [(step, sorted(head)) for step, _, _, head in again.league.snapshots] == \
+        [(step, sorted(head)) for step, _, _, head in run.league.snapshots]
+    assert all(np.array_equal(a[3][k], b[3][k]) for a, b in zip(again.league.snapshots, run.league.snapshots)
+               for k in a[3])

@@ -79,7 +79,7 @@ def test_league_schedule_and_snapshots():
     assert np.allclose(league.probabilities, [0.05, 0.5, 0.45])  # one snapshot takes latest + older
     for step in (20, 30):
         league.add_snapshot(step, w, meta)
-    assert [s for s, _, _ in league.snapshots] == [20, 30] and len(league.members) == 4
+    assert [s for s, _, _, _ in league.snapshots] == [20, 30] and len(league.members) == 4
     assert np.allclose(league.probabilities, [0.05, 0.5, 0.15, 0.3])
     picks = league.sampler(rng=np.random.default_rng(0), games=np.arange(4000), seats=np.zeros(4000, int),
                            num_players=3, pool_size=4)
@@ -392,6 +392,29 @@ def test_mixed_demonstration_tables_play_the_rule_based_agent_and_keep_the_teach
         Run(tiny(bc_teacher="pimc", bc_mix=-0.1), tmp_path / "bad", progress=False)
     with pytest.raises(ValueError, match="bc_mix seats the rule-based agent beside another teacher"):
         Run(tiny(bc_mix=0.5), tmp_path / "bad", progress=False)
+
+
+def test_demonstration_tables_with_random_seats_play_the_random_agent_and_keep_the_teachers_labels(tmp_path):
+    spec = trickenv.make_spec("four_tricks")
+    chance = demonstrations(spec, 1200, seed=5, teacher="random", batch=32)
+    # Every seat the random agent's: its games, labelled with the search agent's choices.
+    everyone = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2, mix_random=1.0)
+    n = min(len(chance["obs"]), len(everyone["obs"]))
+    assert n > 0 and np.array_equal(everyone["obs"][:n], chance["obs"][:n])
+    assert not np.array_equal(everyone["action"][:n], chance["action"][:n])
+    assert everyone["mask"][np.arange(len(everyone["action"])), everyone["action"]].all()
+    # Rules, random and the teacher at one table: other games than the rules-only mix, the same for the same seed.
+    rules = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2, mix=0.4)
+    both = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2, mix=0.4, mix_random=0.3)
+    m = min(len(rules["obs"]), len(both["obs"]))
+    assert not np.array_equal(rules["obs"][:m], both["obs"][:m])
+    again = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2, mix=0.4, mix_random=0.3)
+    assert all(np.array_equal(both[k], again[k], equal_nan=True) for k in both)
+    with pytest.raises(ValueError, match=r"mix_random must be a share of seats in \[0, 1 - mix\] = \[0, 0.6\]"):
+        demonstrations(spec, 100, teacher="pimc", worlds=2, mix=0.4, mix_random=0.7)
+    with pytest.raises(ValueError, match=r"bc_mix_random must be a share of seats in \[0, 1 - bc_mix\]"):
+        Run(tiny(bc_teacher="pimc", bc_mix=0.5, bc_mix_random=0.6), tmp_path / "bad", progress=False)
+    assert not (tmp_path / "bad").exists()
 
 
 def test_demonstrations_in_parallel_are_the_workers_parts_in_order():

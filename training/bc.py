@@ -29,14 +29,17 @@ from trickenv.vector import VecEnv
 
 def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "rules",
                    batch: int = 1024, progress: bool = False, mix: float = 0.0, privileged: bool = False,
-                   **teacher_options: Any) -> dict[str, np.ndarray]:
+                   mix_random: float = 0.0, **teacher_options: Any) -> dict[str, np.ndarray]:
     """``samples`` decisions of ``teacher`` in every seat: obs, mask, action, and the scaled deal score that followed.
 
     ``mix`` > 0 seats the rule-based agent at some tables: each deal, every seat is
     played by it with probability ``mix`` (drawn per game from ``seed``). The
     teacher still labels every decision, its own and the rule-based agent's
     (``action`` is the teacher's choice): the student then also learns what to do
-    in the positions a rule-based opponent or partner leads to.
+    in the positions a rule-based opponent or partner leads to. ``mix_random`` > 0
+    seats the random agent the same way, in a share ``mix_random`` of the seats
+    (the two shares drawn from one number per seat, so they add up to at most 1):
+    the student sees the positions a weak player's declarations and throw-aways lead to.
 
     A search teacher (one with ``search_batch``, PIMC) also gives ``values``: its
     searched value of every action (NaN where it did not search). ``privileged``
@@ -49,12 +52,16 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
     """
     if not 0.0 <= mix <= 1.0:
         raise ValueError(f"mix must be a share of seats in [0, 1], got {mix!r}")
+    if not 0.0 <= mix_random <= 1.0 - mix:
+        raise ValueError(f"mix_random must be a share of seats in [0, 1 - mix] = [0, {1.0 - mix:g}], got {mix_random!r}")
     vec = VecEnv(spec, batch, seed=seed)
     agent = make_agent(teacher, spec, seed=seed, **teacher_options)
     rows = np.arange(batch)  # every game is to act at every step
-    rules = make_agent("rules", spec, seed=seed) if mix > 0 else None
+    others = [(make_agent(name, spec, seed=seed), share) for name, share in (("rules", mix), ("random", mix_random))
+              if share > 0]
     seat_rng = np.random.default_rng([seed, 29])
-    by_rules = seat_rng.random((batch, spec.num_players)) < mix
+    # One number per seat and deal says who plays it: below mix the rule-based agent, then the random one.
+    seat_draw = seat_rng.random((batch, spec.num_players))
     per_deal = spec.num_tricks * spec.num_players + 2 * spec.num_players  # at most the decisions of one deal
     max_deals = samples // (batch * spec.num_tricks * spec.num_players) + 3
     scores = np.zeros((batch, max_deals + 1, spec.num_players), np.float32)
@@ -75,8 +82,10 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
         else:
             a = np.array(act_rows(agent, obs, mask, vec.state, rows), np.int64)
         played = a
-        if rules is not None:
-            played = np.where(by_rules[np.arange(batch), player], rules.act_batch(obs, mask), a)
+        draw, low = seat_draw[np.arange(batch), player], 0.0
+        for other, share in others:
+            played = np.where((low <= draw) & (draw < low + share), other.act_batch(obs, mask), played)
+            low += share
         obs_l.append(obs.copy())
         if privileged:
             priv_l.append(vec.privileged())
@@ -86,8 +95,8 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
         deal_l.append(deal.copy())
         obs, mask, player, rewards, _ = vec.step(played)
         ended = np.flatnonzero(vec.deal_end)
-        if rules is not None:
-            by_rules[ended] = seat_rng.random((len(ended), spec.num_players)) < mix
+        if others:
+            seat_draw[ended] = seat_rng.random((len(ended), spec.num_players))
         scores[ended, np.minimum(deal[ended], max_deals)] = rewards[ended]
         deal[ended] += 1
         steps += 1
@@ -115,7 +124,7 @@ def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "
 
 def demonstrations_in_parallel(game: str, options: dict[str, Any], samples: int, workers: int, seed: int = 0,
                                teacher: str = "rules", progress: bool = False, mix: float = 0.0,
-                               privileged: bool = False, ray: str | None = None,
+                               privileged: bool = False, ray: str | None = None, mix_random: float = 0.0,
                                **teacher_options: Any) -> dict[str, np.ndarray]:
     """:func:`demonstrations` split over ``workers`` processes, one core each (a search teacher is slow).
 
@@ -126,8 +135,8 @@ def demonstrations_in_parallel(game: str, options: dict[str, Any], samples: int,
     the same parts with the same seeds, so the same demonstrations.
     """
     per = -(-samples // workers)
-    jobs = [(game, options, per, seed + i, teacher, progress and i == 0 and not ray, mix, privileged, teacher_options)
-            for i in range(workers)]
+    jobs = [(game, options, per, seed + i, teacher, progress and i == 0 and not ray, mix, privileged, teacher_options,
+             mix_random) for i in range(workers)]
     if ray:
         from trickenv.cluster import run_tasks
 
@@ -165,11 +174,12 @@ def exit_with_parent(poll_seconds: float = 1.0) -> None:
 
 
 def _demonstrations_part(game: str, options: dict[str, Any], samples: int, seed: int, teacher: str, progress: bool,
-                         mix: float, privileged: bool, teacher_options: dict[str, Any]) -> dict[str, np.ndarray]:
+                         mix: float, privileged: bool, teacher_options: dict[str, Any],
+                         mix_random: float = 0.0) -> dict[str, np.ndarray]:
     from trickenv.games import make_spec
 
     return demonstrations(make_spec(game, **options), samples, seed=seed, teacher=teacher, progress=progress,
-                          mix=mix, privileged=privileged, **teacher_options)
+                          mix=mix, privileged=privileged, mix_random=mix_random, **teacher_options)
 
 
 def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epochs: int = 3,
@@ -201,7 +211,8 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
 
     policy = model.policy
     policy.set_training_mode(True)
-    params = list(policy.parameters()) + (list(card_head.parameters()) if card_head is not None else [])
+    # A head inside the policy (CardHeadPolicy) is among its parameters already: each weight once.
+    params = list(dict.fromkeys([*policy.parameters(), *(card_head.parameters() if card_head is not None else ())]))
     optimizer = torch.optim.Adam(params, lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
     critic_sees_all = getattr(policy, "actor_inputs", None) is not None  # a privileged critic: it reads every hand

@@ -1,18 +1,32 @@
-"""The per-card head in torch, fitted beside the policy MLP by imitation (``trickenv train --card-head N``).
+"""The per-card head in torch, trained with the policy MLP (``trickenv train --card-head N``).
 
 The same function as :class:`trickenv.agents.card_head.CardHeadWeights` (the NumPy player): each card's logit
 gains ``wo . relu(Wh h + bh + Wa inputs[c]) + bo``, ``h`` the policy's last hidden layer and ``inputs[c]``
 the card's fixed and position inputs (:mod:`trickenv.agents.card_head`). :meth:`CardHead.arrays` gives the
 arrays a player file stores.
+
+:class:`CardHeadPolicy` is MaskablePPO's policy with the head inside it: its optimizer, its checkpoint and its
+logits hold the head, so the imitation fits (given the observations, :meth:`CardHead.inputs`) and PPO (given the
+features, :class:`FeatureInputs`) train one network.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Any, Iterator
+
 import numpy as np
 import torch
+from sb3_contrib.common.maskable.distributions import MaskableDistribution
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from trickenv.agents.card_head import HEAD_ARRAYS, card_input_names, card_inputs, fixed_card_inputs
+from trickenv.agents.card_head import CARD_INPUTS, HEAD_ARRAYS, card_input_names, card_inputs, fixed_card_inputs
+from trickenv.agents.features import Features
 from trickenv.games.base import GameSpec
+from trickenv.training.critic import PrivilegedCriticPolicy
+
+# The observation blocks the position inputs read (turned_up only in the games that have it).
+INPUT_BLOCKS = ("hand", "trick", "played", "turned_up", "trump", "leader")
 
 
 class CardHead(torch.nn.Module):
@@ -55,3 +69,141 @@ class CardHead(torch.nn.Module):
         values = (np_(self.hidden_in.weight).T, np_(self.hidden_in.bias), np_(self.card_in.weight).T,
                   np_(self.out.weight)[0], np_(self.out.bias)[0])
         return dict(zip(HEAD_ARRAYS, (np.array(v, np.float32, order="C") for v in values)))
+
+
+class FeatureInputs(torch.nn.Module):
+    """:func:`~trickenv.agents.card_head.card_inputs` in torch, from the network's features instead of the
+    observation: what PPO needs, whose rollout buffer holds the features alone.
+
+    The blocks the inputs read are kept column for column in the features (0/1 values), and the trick facts
+    are their last columns (``Features(spec, actions=True)``), so the same numbers come out (tested against
+    the NumPy function); gathers and small matrix products, no gradient (they are inputs).
+    """
+
+    def __init__(self, spec: GameSpec, features: Features) -> None:
+        super().__init__()
+        if not features.actions:
+            raise ValueError("the card head's inputs in torch need the trick facts among the features "
+                             "(features='actions'); these are the compact features")
+        from trickenv.decode import card_sets
+
+        self.spec = spec
+        column = {name: i for i, name in enumerate(features.names)}
+        for name in INPUT_BLOCKS:
+            if name not in spec.obs_offsets:
+                continue
+            size = spec.obs_offsets[name][1]
+            missing = [f"{name}:{i}" for i in range(size) if f"{name}:{i}" not in column]
+            if missing:
+                raise ValueError(f"the features do not keep block {name!r} as it is (missing {missing[0]})")
+            self.register_buffer(f"col_{name}", torch.tensor([column[f"{name}:{i}"] for i in range(size)]),
+                                 persistent=False)
+        self.turned_up = "turned_up" in spec.obs_offsets
+        sets = card_sets(spec)
+        deck = spec.deck
+        suits = torch.as_tensor(np.eye(4, dtype=np.float32)[sets["suit"]])  # [deck, 4]
+        self.register_buffer("suits", suits, persistent=False)
+        self.register_buffer("suit", torch.as_tensor(sets["suit"].astype(np.int64)), persistent=False)
+        points = sets["points"].astype(np.float32)
+        self.register_buffer("points", torch.as_tensor(points), persistent=False)
+        self.points_scale = float(max(points.max() * spec.num_players, 1.0))
+        self.facts = len(spec.action_feature_names)
+        self.facts_at = features.size - self.facts * deck
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        """``[B, deck, K]`` from features ``[B, size]`` (more columns after them, a privileged block, are not read)."""
+        spec = self.spec
+        deck, n, ranks = spec.deck, spec.num_players, spec.deck // 4
+        b = features.shape[0]
+        with torch.no_grad():
+            def block(name: str) -> torch.Tensor:
+                return (features[:, getattr(self, f"col_{name}")] != 0).float()
+
+            hand = block("hand")
+            trick = block("trick").reshape(b, n, deck)
+            table = trick.amax(dim=1)
+            seen = torch.maximum(torch.maximum(hand, table), block("played").reshape(b, n, deck).amax(dim=1))
+            if self.turned_up:
+                seen = torch.maximum(seen, block("turned_up"))
+            unseen_s = (1.0 - seen) @ self.suits
+            trump = block("trump")[:, :4]
+            led_s = (trick * block("leader")[:, :, None]).sum(dim=1) @ self.suits
+            facts = features[:, self.facts_at:self.facts_at + self.facts * deck].reshape(b, self.facts, deck)
+            parts = [hand, trump[:, self.suit], led_s[:, self.suit], (hand @ self.suits)[:, self.suit] / ranks,
+                     unseen_s[:, self.suit] / ranks,
+                     ((unseen_s * trump).sum(dim=1) / ranks)[:, None].expand(b, deck),
+                     ((table @ self.points) / self.points_scale)[:, None].expand(b, deck)]
+            assert len(parts) == len(CARD_INPUTS)
+            return torch.cat([torch.stack(parts, dim=2), facts.transpose(1, 2)], dim=2)
+
+
+class CardHeadPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's policy with a :class:`CardHead` on its card logits.
+
+    ``card_head``: ``{"game", "options", "units", "seed", "features"}``, the game, the head's units, the seed of
+    its initial weights (drawn aside: the MLP's stay those of the model's seed) and the run's feature set. PPO
+    computes the head's inputs from the features (:class:`FeatureInputs`, so features ``"actions"``); a policy on
+    the compact features is fitted by imitation alone, and its PPO entry points refuse to run.
+
+    SB3 makes the logits in ``_get_action_dist_from_latent(latent)``, which gets the latent alone; the entry
+    points that reach it (``forward``, ``evaluate_actions``, ``get_distribution``) keep the observation for it.
+    """
+
+    def __init__(self, observation_space: Any, action_space: Any, lr_schedule: Any, card_head: dict[str, Any],
+                 **kwargs: Any) -> None:
+        self.card_head_options = dict(card_head)
+        self._obs: torch.Tensor | None = None
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        # Here, not after _build: the optimizer _build makes then holds the head's weights too.
+        from trickenv.agents.features import features_of
+        from trickenv.games import make_spec
+
+        super()._build_mlp_extractor()
+        o = self.card_head_options
+        spec = make_spec(o["game"], **o["options"])
+        with torch.random.fork_rng():
+            torch.manual_seed(o["seed"])
+            self.card_head = CardHead(spec, self.mlp_extractor.latent_dim_pi, o["units"])
+        features = features_of(spec, o["features"])
+        self.head_inputs = FeatureInputs(spec, features) if features is not None and features.actions else None
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data["card_head"] = self.card_head_options
+        return data
+
+    @contextmanager
+    def _reading(self, obs: torch.Tensor) -> Iterator[None]:
+        if self.head_inputs is None:
+            raise ValueError("this policy's card head reads its inputs from the compact features, which lack the "
+                             "trick facts: PPO needs features='actions' (imitation fits pass the observations)")
+        self._obs = obs
+        try:
+            yield
+        finally:
+            self._obs = None
+
+    def _get_action_dist_from_latent(self, latent_pi: torch.Tensor) -> MaskableDistribution:
+        if self._obs is None:
+            raise RuntimeError("the card head needs the observation: call forward, evaluate_actions or "
+                               "get_distribution")
+        logits = self.card_head.add_to(self.action_net(latent_pi), latent_pi, self.head_inputs(self._obs))
+        return self.action_dist.proba_distribution(action_logits=logits)
+
+    def forward(self, obs: torch.Tensor, deterministic: bool = False, action_masks: np.ndarray | None = None):
+        with self._reading(obs):
+            return super().forward(obs, deterministic, action_masks)
+
+    def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor, action_masks: torch.Tensor | None = None):
+        with self._reading(obs):
+            return super().evaluate_actions(obs, actions, action_masks)
+
+    def get_distribution(self, obs: torch.Tensor, action_masks: np.ndarray | None = None) -> MaskableDistribution:
+        with self._reading(obs):
+            return super().get_distribution(obs, action_masks)
+
+
+class PrivilegedCardHeadPolicy(CardHeadPolicy, PrivilegedCriticPolicy):
+    """:class:`CardHeadPolicy` with the critic that sees every hand (:mod:`trickenv.training.critic`)."""

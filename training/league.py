@@ -29,7 +29,7 @@ import numpy as np
 
 from trickenv.agents import make_agent
 from trickenv.agents.base import act_rows
-from trickenv.agents.policy import PolicyAgent, load_policy, save_policy
+from trickenv.agents.policy import PolicyAgent, load_card_head, load_policy, save_policy
 from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
 
@@ -96,7 +96,9 @@ class League:
         self.schedule = schedule or Schedule()
         self.keep = keep
         self.seed = seed
-        self.snapshots: list[tuple[int, list[tuple[np.ndarray, np.ndarray]], dict[str, Any]]] = []
+        # (step, MLP weights, meta, the per-card head's arrays or None) per snapshot
+        self.snapshots: list[tuple[int, list[tuple[np.ndarray, np.ndarray]], dict[str, Any],
+                                   dict[str, np.ndarray] | None]] = []
         self.clock = [0.0]  # seconds the opponents spent choosing moves
         self._fixed = [TimedAgent(make_agent("random", spec, seed=seed + 1), self.clock),
                        TimedAgent(make_agent("rules", spec, seed=seed + 2), self.clock)]
@@ -104,15 +106,19 @@ class League:
         self._probs = np.zeros(0)
         self._rebuild()
 
-    def add_snapshot(self, step: int, weights: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any]) -> None:
-        """Freeze the learner's current weights as a new pool member (dropping the oldest beyond ``keep``)."""
+    def add_snapshot(self, step: int, weights: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any],
+                     card_head: dict[str, np.ndarray] | None = None) -> None:
+        """Freeze the learner's current weights (and its per-card head's) as a new pool member (dropping the oldest
+        beyond ``keep``)."""
         frozen = [(np.array(w, np.float32), np.array(b, np.float32)) for w, b in weights]
-        self.snapshots.append((int(step), frozen, dict(meta)))
+        head = None if card_head is None else {k: np.array(v, np.float32) for k, v in card_head.items()}
+        self.snapshots.append((int(step), frozen, dict(meta), head))
         self.snapshots = self.snapshots[-self.keep:]
         self._rebuild()
 
     def _rebuild(self) -> None:
-        snaps = [TimedAgent(PolicyAgent.from_weights(self.spec, w, meta), self.clock) for _, w, meta in self.snapshots]
+        snaps = [TimedAgent(PolicyAgent.from_weights(self.spec, w, meta, card_head=head), self.clock)
+                 for _, w, meta, head in self.snapshots]
         self._members = self._fixed + snaps
         s = self.schedule
         p = [s.random, s.rules]
@@ -145,13 +151,13 @@ class League:
         path.mkdir(parents=True, exist_ok=True)
         for old in path.glob("snapshot_*.npz"):
             old.unlink()
-        for step, weights, meta in self.snapshots:
-            save_policy(path / f"snapshot_{step:012d}.npz", weights, {**meta, "snapshot_step": step})
+        for step, weights, meta, head in self.snapshots:
+            save_policy(path / f"snapshot_{step:012d}.npz", weights, {**meta, "snapshot_step": step}, head)
 
     def load(self, path: Path) -> None:
         """Read the snapshots written by :meth:`save`."""
         self.snapshots = []
         for f in sorted(path.glob("snapshot_*.npz")):
             weights, meta = load_policy(f)
-            self.snapshots.append((int(meta["snapshot_step"]), weights, meta))
+            self.snapshots.append((int(meta["snapshot_step"]), weights, meta, load_card_head(f)))
         self._rebuild()

@@ -78,8 +78,8 @@ class TrainConfig:
     net: tuple[int, ...] = (256, 256)
     features: str = "compact"  # what the network reads: "compact", or "actions" (+ the game's per-card facts)
     # Units of the per-card head, one network scoring every card from the last hidden layer and the card's own
-    # inputs (trickenv/agents/card_head.py); 0: none. Fitted by imitation only (warm start, expert iteration):
-    # with it the run has no PPO phase (steps 0).
+    # inputs (trickenv/agents/card_head.py); 0: none. Fitted by imitation (warm start, expert iteration) and
+    # trained on by PPO (which reads its inputs from the features: features "actions").
     card_head: int = 0
     gamma: float = 1.0  # a deal is a short episode paid at its end: no discounting
     gae_lambda: float = 0.95
@@ -94,6 +94,7 @@ class TrainConfig:
     # torch threads of the warm start's fit, which runs alone)
     bc_temperature: float = 0.0  # > 0: fit PIMC's searched values, softmax(values / T), not only its moves (bc.py)
     bc_mix: float = 0.0  # share of demonstration seats the rule-based agent plays (the teacher labels all; bc.py)
+    bc_mix_random: float = 0.0  # share of demonstration seats the random agent plays (likewise; at most 1 - bc_mix)
     # Every fit (the warm start's, each expert iteration's) sees each row under a random renaming of the suits, in
     # a game whose rules treat suits alike (GameSpec.suit_relabel; training/augment.py)
     augment_suits: bool = False
@@ -220,9 +221,10 @@ def check_card_head(c: TrainConfig) -> None:
     """Refuse a per-card head that cannot be trained, naming the setting and what is allowed."""
     if isinstance(c.card_head, bool) or not isinstance(c.card_head, int) or c.card_head < 0:
         raise ValueError(f"card_head must be a whole number of units >= 0 (0: no card head), got {c.card_head!r}")
-    if c.card_head and c.steps > 0:
-        raise ValueError(f"card_head is fitted by imitation only (the warm start and expert iteration); PPO does not "
-                         f"train it: use steps 0 with it (the command asks for {c.steps:,} PPO steps), or card_head 0")
+    if c.card_head and c.steps > 0 and c.features != "actions":
+        raise ValueError(f"card_head with PPO (steps {c.steps:,}) needs features 'actions': PPO computes the head's "
+                         f"inputs from the features, and the compact ones lack the trick facts (features is "
+                         f"{c.features!r}); or use steps 0 (imitation alone)")
     if c.card_head and not c.net:
         raise ValueError("card_head reads the policy's last hidden layer: net needs at least one hidden layer")
 
@@ -279,6 +281,9 @@ class Run:
         if config.bc_mix > 0 and config.bc_teacher == "rules":
             raise ValueError("bc_mix seats the rule-based agent beside another teacher; with bc_teacher='rules' "
                              "every seat is the rule-based agent already")
+        if not 0.0 <= config.bc_mix_random <= 1.0 - config.bc_mix:
+            raise ValueError(f"bc_mix_random must be a share of seats in [0, 1 - bc_mix] = [0, {1.0 - config.bc_mix:g}], "
+                             f"got {config.bc_mix_random!r}")
         if config.bc_temperature > 0 and not searches and not config.expert:
             raise ValueError("bc_temperature needs a search teacher (bc_teacher 'pimc' or 'search') or an expert: "
                              f"only a search has values to fit (bc_teacher is {config.bc_teacher!r})")
@@ -318,14 +323,8 @@ class Run:
                                actions=config.features == "actions")
         self.meta = {"game": config.game, "options": json.loads(json.dumps(self.spec.options)), "features": config.features,
                      "activation": "relu", "net": list(config.net)}
-        self.card_head = None
         if config.card_head:
-            from trickenv.training.card_head import CardHead
-
             self.meta["card_head"] = card_input_names(self.spec)
-            with torch.random.fork_rng():  # its own draws: the policy's initial weights stay those of the seed
-                torch.manual_seed(config.seed + 61)
-                self.card_head = CardHead(self.spec, config.net[-1], config.card_head)
         self.log: list[dict[str, Any]] = []
         self.started = time.perf_counter()
         self._elapsed_before = 0.0
@@ -338,6 +337,8 @@ class Run:
             self.model = self._new_model()
             self.model.set_random_seed(config.seed)
             self.venv.seed(config.seed)
+        # The per-card head lives in the policy (CardHeadPolicy): the fits and PPO train it, checkpoints hold it.
+        self.card_head = getattr(self.model.policy, "card_head", None)
 
     # ------------------------------------------------------------------ pieces
     def _new_model(self):
@@ -350,6 +351,13 @@ class Run:
             from trickenv.training.critic import PrivilegedCriticPolicy
 
             policy, extra = PrivilegedCriticPolicy, {"actor_inputs": self.venv.actor_inputs}
+        if c.card_head:
+            from trickenv.training.card_head import CardHeadPolicy, PrivilegedCardHeadPolicy
+
+            policy = PrivilegedCardHeadPolicy if c.privileged_critic else CardHeadPolicy
+            # Its initial weights from their own seed (seed + 61), drawn aside from the MLP's.
+            extra["card_head"] = {"game": c.game, "options": json.loads(json.dumps(self.spec.options)),
+                                  "units": c.card_head, "seed": c.seed + 61, "features": c.features}
         return MaskablePPO(
             policy, self.venv, learning_rate=c.learning_rate, n_steps=c.n_steps, batch_size=c.batch_size,
             n_epochs=c.epochs, gamma=c.gamma, gae_lambda=c.gae_lambda, clip_range=c.clip_range,
@@ -370,10 +378,10 @@ class Run:
         return SuitRelabelling(self.spec) if self.config.augment_suits else None
 
     def value_coef(self) -> float:
-        """The weight of the critic's loss in the imitation fits. 0 with a card head: such a run has no PPO (not even
-        on ``--resume``, which cannot change either), so nothing reads the critic; skipping it leaves the actor's fit
-        as it is and saves the critic's share of the time."""
-        return 0.0 if self.config.card_head else 0.5
+        """The weight of the critic's loss in the imitation fits. 0 in a run with a card head and no PPO (steps 0):
+        nothing reads its critic, and skipping it leaves the actor's fit as it is and saves the critic's share of
+        the time. (Such a run resumed with more steps starts PPO from the critic's initial weights.)"""
+        return 0.0 if self.config.card_head and self.config.steps == 0 else 0.5
 
     def warm_start(self) -> dict[str, float]:
         """Imitate the teacher, the rule-based agent by default (:mod:`trickenv.training.bc`)."""
@@ -402,6 +410,8 @@ class Run:
         teacher_options = {"worlds": c.bc_worlds} if search_teacher(c.bc_teacher) else {}
         workers = {"workers": c.bc_workers} if c.bc_workers > 1 else {}
         mix = {"mix": c.bc_mix} if c.bc_mix > 0 else {}
+        if c.bc_mix_random > 0:
+            mix["mix_random"] = c.bc_mix_random
         if c.privileged_critic:
             mix["privileged"] = True
         key = json.dumps({"game": c.game, "options": self.meta["options"], "teacher": c.bc_teacher,
@@ -415,10 +425,12 @@ class Run:
         if c.bc_workers > 1 or c.ray:
             data = demonstrations_in_parallel(c.game, c.options, c.bc_samples, c.bc_workers, seed=c.seed + 17,
                                               teacher=c.bc_teacher, progress=self.progress, mix=c.bc_mix,
-                                              privileged=c.privileged_critic, ray=c.ray or None, **teacher_options)
+                                              mix_random=c.bc_mix_random, privileged=c.privileged_critic,
+                                              ray=c.ray or None, **teacher_options)
         else:
             data = demonstrations(self.spec, c.bc_samples, seed=c.seed + 17, teacher=c.bc_teacher,
-                                  progress=self.progress, mix=c.bc_mix, privileged=c.privileged_critic,
+                                  progress=self.progress, mix=c.bc_mix, mix_random=c.bc_mix_random,
+                                  privileged=c.privileged_critic,
                                   **teacher_options)
         if c.bc_teacher != "rules":  # the rule-based agent's take seconds: not worth the disk
             tmp = self.out / "demonstrations.tmp.npz"
@@ -538,7 +550,8 @@ class Run:
 
     def snapshot(self) -> None:
         """Add the current policy to the league and let the games draw from the new pool."""
-        self.league.add_snapshot(int(self.model.num_timesteps), policy_weights(self.model), self.meta)
+        self.league.add_snapshot(int(self.model.num_timesteps), policy_weights(self.model), self.meta,
+                                 self.head_arrays())
         self.seat_env.set_opponents(self.league.members, resample=False)
 
     def elapsed(self) -> float:
@@ -550,11 +563,7 @@ class Run:
         tmp = self.out / "checkpoint.tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
-        self.model.save(tmp / "model.zip")
-        if self.card_head is not None:
-            import torch
-
-            torch.save(self.card_head.state_dict(), tmp / "card_head.pt")
+        self.model.save(tmp / "model.zip")  # the card head with it, inside the policy
         self.league.save(tmp / "league")
         (tmp / "state.json").write_text(json.dumps({
             "num_timesteps": int(self.model.num_timesteps), "elapsed": self.elapsed(), "bc": self.bc_stats,
@@ -570,10 +579,9 @@ class Run:
         self.league.load(self.ckpt / "league")
         self.seat_env.set_opponents(self.league.members, resample=False)
         self.model = MaskablePPO.load(self.ckpt / "model.zip", env=self.venv, device="cpu")
-        if self.card_head is not None:
-            import torch
-
-            self.card_head.load_state_dict(torch.load(self.ckpt / "card_head.pt"))
+        if self.config.card_head and not hasattr(self.model.policy, "card_head"):
+            raise ValueError(f"{self.ckpt} was written before the card head moved into the policy (it keeps the "
+                             f"head in card_head.pt): finish it with the trickenv release that started it")
         self.model.num_timesteps = int(state["num_timesteps"])
         self._elapsed_before = float(state["elapsed"])
         self.bc_stats = state.get("bc", {})

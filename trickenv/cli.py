@@ -157,7 +157,7 @@ TRAIN_FLAGS = {
     "ent_coef": float, "bc_samples": int, "bc_epochs": int, "snapshot_every": int, "eval_every": int,
     "eval_deals": int, "checkpoint_every": int, "seed": int, "env_threads": int, "torch_threads": int,
     "points_bonus": float, "bc_teacher": str, "bc_worlds": int,
-    "bc_temperature": float, "bc_workers": int, "bc_mix": float,
+    "bc_temperature": float, "bc_workers": int, "bc_mix": float, "bc_mix_random": float,
     "expert": str, "expert_iterations": int, "expert_samples": int, "expert_chunk": int, "expert_worlds": int,
     "expert_rollout": str, "expert_solve_tricks": int, "expert_share": float, "expert_epochs": int, "expert_workers": int,
     "net": lambda text: tuple(int(x) for x in text.split(",")), "features": str, "card_head": int,
@@ -300,7 +300,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                        help=f"override the per-game default of {flag}" + {
                            "net": " (e.g. 256,256)", "features": " (compact, or actions: + the per-card facts)",
                            "card_head": " (units of a network shared by every card that adds each card's score "
-                                        "to its logit; fitted by imitation only, so with --steps 0; 0: none)",
+                                        "to its logit; PPO trains it too, with --features actions; 0: none)",
+                           "bc_mix": " (share of demonstration seats the rule-based agent plays)",
+                           "bc_mix_random": " (share of demonstration seats the random agent plays)",
                            "schedule": " (the league's shares per opponent seat, e.g. rules=0.35,random=0.15)",
                            "expert_opponents": " (who sits beside the student in expert iteration: agent names "
                                                "and whole-number weights, e.g. rules=3,random=1,pimc=1)",
