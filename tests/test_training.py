@@ -370,39 +370,27 @@ def test_the_warm_start_can_fit_the_search_agents_values_with_its_keywords(tmp_p
     assert not (tmp_path / "bad").exists()
 
 
-def test_mixed_demonstration_tables_play_the_rule_based_agent_and_keep_the_teachers_labels(tmp_path):
+@pytest.mark.parametrize("seated,share", [("rules", "mix"), ("random", "mix_random")])
+def test_mixed_demonstration_tables_play_the_other_agent_and_keep_the_teachers_labels(seated, share):
     spec = trickenv.make_spec("four_tricks")
-    rules = demonstrations(spec, 1200, seed=5, teacher="rules", batch=32)
-    # Every seat the rule-based agent's: its games, labelled with the search agent's choices.
-    everyone = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2, mix=1.0)
-    n = min(len(rules["obs"]), len(everyone["obs"]))
-    assert n > 0 and np.array_equal(everyone["obs"][:n], rules["obs"][:n])
-    assert not np.array_equal(everyone["action"][:n], rules["action"][:n])
+    alone = demonstrations(spec, 1200, seed=5, teacher=seated, batch=32)
+    # Every seat the other agent's: its games, labelled with the search agent's choices.
+    everyone = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2, **{share: 1.0})
+    n = min(len(alone["obs"]), len(everyone["obs"]))
+    assert n > 0 and np.array_equal(everyone["obs"][:n], alone["obs"][:n])
+    assert not np.array_equal(everyone["action"][:n], alone["action"][:n])
     assert everyone["mask"][np.arange(len(everyone["action"])), everyone["action"]].all()
     # Half the seats: other games than both pure tables, the same for the same seed.
-    half = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2, mix=0.5)
+    half = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2, **{share: 0.5})
     pure = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2)
     m = min(len(half["obs"]), len(pure["obs"]), n)
-    assert not np.array_equal(half["obs"][:m], pure["obs"][:m]) and not np.array_equal(half["obs"][:m], rules["obs"][:m])
-    again = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2, mix=0.5)
+    assert not np.array_equal(half["obs"][:m], pure["obs"][:m]) and not np.array_equal(half["obs"][:m], alone["obs"][:m])
+    again = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2, **{share: 0.5})
     assert all(np.array_equal(half[k], again[k], equal_nan=True) for k in half)
-    with pytest.raises(ValueError, match=r"mix must be a share of seats in \[0, 1\]"):
-        demonstrations(spec, 100, teacher="pimc", worlds=2, mix=1.5)
-    with pytest.raises(ValueError, match="bc_mix must be a share"):
-        Run(tiny(bc_teacher="pimc", bc_mix=-0.1), tmp_path / "bad", progress=False)
-    with pytest.raises(ValueError, match="bc_mix seats the rule-based agent beside another teacher"):
-        Run(tiny(bc_mix=0.5), tmp_path / "bad", progress=False)
 
 
-def test_demonstration_tables_with_random_seats_play_the_random_agent_and_keep_the_teachers_labels(tmp_path):
+def test_mixed_demonstration_tables_with_both_and_the_refusals(tmp_path):
     spec = trickenv.make_spec("four_tricks")
-    chance = demonstrations(spec, 1200, seed=5, teacher="random", batch=32)
-    # Every seat the random agent's: its games, labelled with the search agent's choices.
-    everyone = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2, mix_random=1.0)
-    n = min(len(chance["obs"]), len(everyone["obs"]))
-    assert n > 0 and np.array_equal(everyone["obs"][:n], chance["obs"][:n])
-    assert not np.array_equal(everyone["action"][:n], chance["action"][:n])
-    assert everyone["mask"][np.arange(len(everyone["action"])), everyone["action"]].all()
     # Rules, random and the teacher at one table: other games than the rules-only mix, the same for the same seed.
     rules = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2, mix=0.4)
     both = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2, mix=0.4, mix_random=0.3)
@@ -410,8 +398,14 @@ def test_demonstration_tables_with_random_seats_play_the_random_agent_and_keep_t
     assert not np.array_equal(rules["obs"][:m], both["obs"][:m])
     again = demonstrations(spec, 1200, seed=5, teacher="pimc", batch=32, worlds=2, mix=0.4, mix_random=0.3)
     assert all(np.array_equal(both[k], again[k], equal_nan=True) for k in both)
+    with pytest.raises(ValueError, match=r"mix must be a share of seats in \[0, 1\]"):
+        demonstrations(spec, 100, teacher="pimc", worlds=2, mix=1.5)
     with pytest.raises(ValueError, match=r"mix_random must be a share of seats in \[0, 1 - mix\] = \[0, 0.6\]"):
         demonstrations(spec, 100, teacher="pimc", worlds=2, mix=0.4, mix_random=0.7)
+    with pytest.raises(ValueError, match="bc_mix must be a share"):
+        Run(tiny(bc_teacher="pimc", bc_mix=-0.1), tmp_path / "bad", progress=False)
+    with pytest.raises(ValueError, match="bc_mix seats the rule-based agent beside another teacher"):
+        Run(tiny(bc_mix=0.5), tmp_path / "bad", progress=False)
     with pytest.raises(ValueError, match=r"bc_mix_random must be a share of seats in \[0, 1 - bc_mix\]"):
         Run(tiny(bc_teacher="pimc", bc_mix=0.5, bc_mix_random=0.6), tmp_path / "bad", progress=False)
     assert not (tmp_path / "bad").exists()
