@@ -28,6 +28,8 @@ MLP's (``trickenv.agents.policy``).
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from trickenv.games.base import GameSpec
@@ -70,33 +72,42 @@ def card_inputs(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
     turned up), over the ranks; unseen_trumps: unseen trumps, over the ranks (the same for every card);
     table_points: card points on the table, over the most a trick can hold (0 without points).
     """
-    from trickenv.decode import card_sets
-
     x = np.asarray(obs)
     if x.ndim != 2 or x.shape[1] != spec.obs_size:
         raise ValueError(f"observations must be a [B, {spec.obs_size}] array for {spec.name}, got shape {x.shape}")
     o = spec.obs_offsets
-    deck, n, ranks = spec.deck, spec.num_players, spec.deck // 4
-    sets = card_sets(spec)
-    suits = np.eye(4, dtype=np.float32)[sets["suit"]]  # [deck, 4]
-    points = sets["points"].astype(np.float32)
 
     def block(name: str) -> np.ndarray:
         at, size = o[name]
         return (x[:, at:at + size] != 0).astype(np.float32)
 
+    facts = spec.action_features(spec, x) if spec.action_features is not None else None  # fact-major [B, F * deck]
+    return card_inputs_of_blocks(spec, block, facts)
+
+
+def card_inputs_of_blocks(spec: GameSpec, block: Callable[[str], np.ndarray], facts: np.ndarray | None) -> np.ndarray:
+    """:func:`card_inputs` from the observation blocks it reads, wherever they come from: ``block(name)`` gives
+    block ``name`` (hand, trick, played, turned_up where the game has it, trump, leader) as 0/1 ``float32 [B,
+    size]``, ``facts`` the trick facts ``[B, F * deck]`` fact-major (None in a game without them). The trainer's
+    PPO reads them from the network's features (``trickenv.training.card_head.FeatureInputs``)."""
+    from trickenv.decode import card_sets
+
+    deck, n, ranks = spec.deck, spec.num_players, spec.deck // 4
+    sets = card_sets(spec)
+    suits = np.eye(4, dtype=np.float32)[sets["suit"]]  # [deck, 4]
+    points = sets["points"].astype(np.float32)
     hand = block("hand")
-    trick = block("trick").reshape(len(x), n, deck)
+    b = len(hand)
+    trick = block("trick").reshape(b, n, deck)
     table = trick.max(axis=1)
-    seen = np.maximum(np.maximum(hand, table), block("played").reshape(len(x), n, deck).max(axis=1))
-    if "turned_up" in o:
+    seen = np.maximum(np.maximum(hand, table), block("played").reshape(b, n, deck).max(axis=1))
+    if "turned_up" in spec.obs_offsets:
         seen = np.maximum(seen, block("turned_up"))
     unseen_s = (1.0 - seen) @ suits  # [B, 4]
     trump = block("trump")[:, :4]  # one-hot suit; the block's last entry (no trump yet) is none of them
     led_s = (trick * block("leader")[:, :, None]).sum(axis=1) @ suits  # the suit of the leader's card on the table
     suit = sets["suit"].astype(np.int64)
-    facts = spec.action_features(spec, x) if spec.action_features is not None else None  # fact-major [B, F * deck]
-    out = np.empty((len(x), deck, len(CARD_INPUTS) + (0 if facts is None else facts.shape[1] // deck)), np.float32)
+    out = np.empty((b, deck, len(CARD_INPUTS) + (0 if facts is None else facts.shape[1] // deck)), np.float32)
     out[:, :, 0] = hand
     out[:, :, 1] = trump[:, suit]
     out[:, :, 2] = led_s[:, suit]
@@ -105,7 +116,7 @@ def card_inputs(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
     out[:, :, 5] = ((unseen_s * trump).sum(axis=1) / ranks)[:, None]
     out[:, :, 6] = ((table @ points) / max(points.max() * n, 1.0))[:, None]
     if facts is not None:
-        out[:, :, len(CARD_INPUTS):] = facts.reshape(len(x), -1, deck).transpose(0, 2, 1)
+        out[:, :, len(CARD_INPUTS):] = facts.reshape(b, -1, deck).transpose(0, 2, 1)
     return out
 
 

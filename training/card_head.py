@@ -20,7 +20,8 @@ import torch
 from sb3_contrib.common.maskable.distributions import MaskableDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from trickenv.agents.card_head import CARD_INPUTS, HEAD_ARRAYS, card_input_names, card_inputs, fixed_card_inputs
+from trickenv.agents.card_head import (HEAD_ARRAYS, card_input_names, card_inputs, card_inputs_of_blocks,
+                                      fixed_card_inputs)
 from trickenv.agents.features import Features
 from trickenv.games.base import GameSpec
 from trickenv.training.critic import PrivilegedCriticPolicy
@@ -71,70 +72,42 @@ class CardHead(torch.nn.Module):
         return dict(zip(HEAD_ARRAYS, (np.array(v, np.float32, order="C") for v in values)))
 
 
-class FeatureInputs(torch.nn.Module):
-    """:func:`~trickenv.agents.card_head.card_inputs` in torch, from the network's features instead of the
-    observation: what PPO needs, whose rollout buffer holds the features alone.
+class FeatureInputs:
+    """:func:`~trickenv.agents.card_head.card_inputs` from the network's features instead of the observation: what
+    PPO needs, whose rollout buffer holds the features alone.
 
-    The blocks the inputs read are kept column for column in the features (0/1 values), and the trick facts
-    are their last columns (``Features(spec, actions=True)``), so the same numbers come out (tested against
-    the NumPy function); gathers and small matrix products, no gradient (they are inputs).
+    The blocks the inputs read are kept column for column in the features (0/1 values), and the trick facts are
+    their last columns (``Features(spec, actions=True)``), so the same function
+    (:func:`~trickenv.agents.card_head.card_inputs_of_blocks`) gives the same numbers (tested). They are inputs:
+    no gradient flows into them.
     """
 
     def __init__(self, spec: GameSpec, features: Features) -> None:
-        super().__init__()
         if not features.actions:
-            raise ValueError("the card head's inputs in torch need the trick facts among the features "
-                             "(features='actions'); these are the compact features")
-        from trickenv.decode import card_sets
-
+            raise ValueError("to be read from the features, the card head's inputs need the trick facts among the "
+                             "features (features='actions'); these are the compact features")
         self.spec = spec
         column = {name: i for i, name in enumerate(features.names)}
+        self.columns: dict[str, np.ndarray] = {}
         for name in INPUT_BLOCKS:
             if name not in spec.obs_offsets:
                 continue
-            size = spec.obs_offsets[name][1]
-            missing = [f"{name}:{i}" for i in range(size) if f"{name}:{i}" not in column]
+            names = [f"{name}:{i}" for i in range(spec.obs_offsets[name][1])]
+            missing = [c for c in names if c not in column]
             if missing:
                 raise ValueError(f"the features do not keep block {name!r} as it is (missing {missing[0]})")
-            self.register_buffer(f"col_{name}", torch.tensor([column[f"{name}:{i}"] for i in range(size)]),
-                                 persistent=False)
-        self.turned_up = "turned_up" in spec.obs_offsets
-        sets = card_sets(spec)
-        deck = spec.deck
-        suits = torch.as_tensor(np.eye(4, dtype=np.float32)[sets["suit"]])  # [deck, 4]
-        self.register_buffer("suits", suits, persistent=False)
-        self.register_buffer("suit", torch.as_tensor(sets["suit"].astype(np.int64)), persistent=False)
-        points = sets["points"].astype(np.float32)
-        self.register_buffer("points", torch.as_tensor(points), persistent=False)
-        self.points_scale = float(max(points.max() * spec.num_players, 1.0))
-        self.facts = len(spec.action_feature_names)
-        self.facts_at = features.size - self.facts * deck
+            self.columns[name] = np.array([column[c] for c in names])
+        facts = len(spec.action_feature_names) * spec.deck
+        self.facts = slice(features.size - facts, features.size)
 
-    def forward(self, features: torch.Tensor) -> torch.Tensor:
+    def __call__(self, features: torch.Tensor) -> torch.Tensor:
         """``[B, deck, K]`` from features ``[B, size]`` (more columns after them, a privileged block, are not read)."""
-        spec = self.spec
-        deck, n, ranks = spec.deck, spec.num_players, spec.deck // 4
-        b = features.shape[0]
-        with torch.no_grad():
-            def block(name: str) -> torch.Tensor:
-                return (features[:, getattr(self, f"col_{name}")] != 0).float()
+        x = features.detach().cpu().numpy()
 
-            hand = block("hand")
-            trick = block("trick").reshape(b, n, deck)
-            table = trick.amax(dim=1)
-            seen = torch.maximum(torch.maximum(hand, table), block("played").reshape(b, n, deck).amax(dim=1))
-            if self.turned_up:
-                seen = torch.maximum(seen, block("turned_up"))
-            unseen_s = (1.0 - seen) @ self.suits
-            trump = block("trump")[:, :4]
-            led_s = (trick * block("leader")[:, :, None]).sum(dim=1) @ self.suits
-            facts = features[:, self.facts_at:self.facts_at + self.facts * deck].reshape(b, self.facts, deck)
-            parts = [hand, trump[:, self.suit], led_s[:, self.suit], (hand @ self.suits)[:, self.suit] / ranks,
-                     unseen_s[:, self.suit] / ranks,
-                     ((unseen_s * trump).sum(dim=1) / ranks)[:, None].expand(b, deck),
-                     ((table @ self.points) / self.points_scale)[:, None].expand(b, deck)]
-            assert len(parts) == len(CARD_INPUTS)
-            return torch.cat([torch.stack(parts, dim=2), facts.transpose(1, 2)], dim=2)
+        def block(name: str) -> np.ndarray:
+            return (x[:, self.columns[name]] != 0).astype(np.float32)
+
+        return torch.as_tensor(card_inputs_of_blocks(self.spec, block, x[:, self.facts]))
 
 
 class CardHeadPolicy(MaskableActorCriticPolicy):
