@@ -9,6 +9,11 @@ The agent plays the legal action with the highest logit (deterministic), or
 samples from the masked softmax with ``sample=True``. A player trained with a
 per-card head (``meta["card_head"]``; :mod:`trickenv.agents.card_head`) holds its
 arrays too (``H_wh, H_bh, H_wa, H_wo, H_bo``) and adds its card scores to the logits.
+A file may hold several networks of one shape (``meta["networks"]`` = K: an
+ensemble, ``trickenv train --bc-networks K``): the first under the names above,
+network ``i`` under ``n{i}/W0, ...``; the player plays the mean of their logits,
+which is the product of their move probabilities renormalised (the same move as
+the sum of their log-probabilities over the legal actions).
 
 ``make_agent("model", spec)`` loads the player shipped with the package for the
 game (``trickenv/agents/models/<game>.npz``, default options);
@@ -20,7 +25,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -43,37 +48,62 @@ def shipped_model_path(game: str) -> Path:
 
 
 def save_policy(path: str | Path, weights: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any],
-                card_head: dict[str, np.ndarray] | None = None) -> None:
+                card_head: dict[str, np.ndarray] | None = None,
+                more: Sequence[tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, np.ndarray] | None]] = ()) -> None:
     """Write a player file: ``weights`` = [(W [in, out], b [out]), ...] and ``meta`` (JSON-able); ``card_head``:
     the per-card head's arrays (``training.card_head.CardHead.arrays()``), whose presence ``meta["card_head"]``
-    must say (the card inputs' names, :func:`trickenv.agents.card_head.card_input_names`)."""
-    if (card_head is None) != (meta.get("card_head") is None):
+    must say (the card inputs' names, :func:`trickenv.agents.card_head.card_input_names`). ``more``: further
+    networks of the same shape, ``(weights, card_head)`` each; the file then says ``meta["networks"]``."""
+    if any((head is None) != (meta.get("card_head") is None) for head in [card_head, *(h for _, h in more)]):
         raise ValueError("meta['card_head'] and the card head's arrays go together: give both or neither")
-    arrays = dict(card_head or {})
-    for i, (w, b) in enumerate(weights):
-        arrays[f"W{i}"] = np.asarray(w, np.float32)
-        arrays[f"b{i}"] = np.asarray(b, np.float32)
+    shapes = [[w.shape for w, _ in net] for net in [weights, *(w for w, _ in more)]]
+    if any(shape != shapes[0] for shape in shapes):
+        raise ValueError(f"the networks of one player file must have one shape, got {shapes}")
+    if more:
+        meta = {**meta, "networks": 1 + len(more)}
+    arrays: dict[str, np.ndarray] = {}
+    for k, (net, head) in enumerate([(weights, card_head), *more]):
+        prefix = f"n{k}/" if k else ""
+        arrays.update({prefix + name: a for name, a in (head or {}).items()})
+        for i, (w, b) in enumerate(net):
+            arrays[f"{prefix}W{i}"] = np.asarray(w, np.float32)
+            arrays[f"{prefix}b{i}"] = np.asarray(b, np.float32)
     np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
 
 
-def load_card_head(path: str | Path) -> dict[str, np.ndarray] | None:
-    """The per-card head's arrays of a player file, None for a player without one."""
+def load_networks(path: str | Path) -> tuple[list[tuple[list[tuple[np.ndarray, np.ndarray]],
+                                                         dict[str, np.ndarray] | None]], dict[str, Any]]:
+    """Every network of a player file, ``[(weights, card_head arrays or None), ...]`` (one, or
+    ``meta["networks"]``), and its meta."""
     with np.load(path, allow_pickle=False) as f:
-        if not any(k in f for k in HEAD_ARRAYS):
-            return None
-        return {k: f[k] for k in HEAD_ARRAYS if k in f}
+        meta = json.loads(str(f["meta"]))
+        count = meta.get("networks", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError(f"{path}: meta['networks'] must be a whole number >= 1, got {count!r}")
+        networks = []
+        for k in range(count):
+            prefix = f"n{k}/" if k else ""
+            weights = []
+            while f"{prefix}W{len(weights)}" in f:
+                i = len(weights)
+                weights.append((f[f"{prefix}W{i}"], f[f"{prefix}b{i}"]))
+            if not weights:
+                raise ValueError(f"{path}: meta['networks'] says {count} networks, network {k} has no weights")
+            head = {name: f[prefix + name] for name in HEAD_ARRAYS if prefix + name in f} or None
+            networks.append((weights, head))
+    return networks, meta
+
+
+def load_card_head(path: str | Path) -> dict[str, np.ndarray] | None:
+    """The per-card head's arrays of a player file (its first network), None for a player without one."""
+    return load_networks(path)[0][0][1]
 
 
 def load_policy(path: str | Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, Any]]:
-    """Read a player file: (weights, meta); its card head, if any: :func:`load_card_head`."""
-    with np.load(path, allow_pickle=False) as f:
-        meta = json.loads(str(f["meta"]))
-        weights = []
-        i = 0
-        while f"W{i}" in f:
-            weights.append((f[f"W{i}"], f[f"b{i}"]))
-            i += 1
-    return weights, meta
+    """Read a player file: (weights of its first network, meta); its card head, if any: :func:`load_card_head`;
+    all its networks: :func:`load_networks`."""
+    networks, meta = load_networks(path)
+    return networks[0][0], meta
 
 
 class PolicyAgent(BatchAgent):
@@ -87,7 +117,7 @@ class PolicyAgent(BatchAgent):
         path = shipped_model_path(spec.name) if path is None else Path(path)
         if not path.exists():
             raise ValueError(f"no trained player at {path} (train one with `trickenv train {spec.name}`)")
-        weights, meta = load_policy(path)
+        networks, meta = load_networks(path)
         self.path, self.meta, self.sample = path, meta, sample
         if meta.get("game") != spec.name:
             raise ValueError(f"{path} plays {meta.get('game')!r}, not {spec.name!r}")
@@ -95,20 +125,26 @@ class PolicyAgent(BatchAgent):
             raise ValueError(f"{path} was trained with options {meta['options']}, the game has {_jsonable(spec.options)}")
         self.features = features_of(spec, meta.get("features"))
         size = self.features.size if self.features is not None else spec.obs_size
-        if weights[0][0].shape[0] != size or weights[-1][0].shape[1] != spec.num_actions:
-            raise ValueError(f"{path}: network shape {weights[0][0].shape[0]} -> {weights[-1][0].shape[1]} does not fit "
-                             f"{spec.name} ({size} features, {spec.num_actions} actions)")
-        self.weights = weights
+        for k, (weights, _) in enumerate(networks):
+            if weights[0][0].shape[0] != size or weights[-1][0].shape[1] != spec.num_actions:
+                raise ValueError(f"{path}: network {k}'s shape {weights[0][0].shape[0]} -> {weights[-1][0].shape[1]} "
+                                 f"does not fit {spec.name} ({size} features, {spec.num_actions} actions)")
+        self.weights = networks[0][0]
         self.activation = ACTIVATIONS[meta.get("activation", "relu")]
         self._rng = np.random.default_rng(int(seed_states(seed, 1)[0] >> np.uint64(1)))
-        self.head = _card_head(spec, meta, load_card_head(path), weights, str(path))
+        self.head = _card_head(spec, meta, networks[0][1], self.weights, str(path))
         self._fold()
+        self.others = [PolicyAgent.from_weights(spec, w, meta, card_head=h) for w, h in networks[1:]]
 
     @classmethod
     def from_weights(cls, spec: GameSpec, weights: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any],
-                     sample: bool = False, card_head: dict[str, np.ndarray] | None = None) -> "PolicyAgent":
+                     sample: bool = False, card_head: dict[str, np.ndarray] | None = None,
+                     more: Sequence[tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, np.ndarray] | None]] = ()
+                     ) -> "PolicyAgent":
         """An agent from weights in memory (a trainer's current policy), without a file; ``card_head``: the
-        per-card head's arrays when ``meta["card_head"]`` says it has one."""
+        per-card head's arrays when ``meta["card_head"]`` says it has one; ``more``: further networks,
+        ``(weights, card_head)`` each, whose logits the agent averages with the first's (as a file's
+        ``meta["networks"]``)."""
         agent = cls.__new__(cls)
         BatchAgent.__init__(agent, spec)
         agent.path, agent.meta, agent.sample = None, meta, sample
@@ -118,6 +154,7 @@ class PolicyAgent(BatchAgent):
         agent._rng = np.random.default_rng(0)
         agent.head = _card_head(spec, meta, card_head, agent.weights, "the weights")
         agent._fold()
+        agent.others = [cls.from_weights(spec, w, meta, card_head=h) for w, h in more]
         return agent
 
     def _fold(self) -> None:
@@ -133,7 +170,17 @@ class PolicyAgent(BatchAgent):
         self._w_facts = np.ascontiguousarray(w0[lin:], np.float32) if lin < len(w0) else None
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
-        """The network's logits ``[B, actions]`` for observations ``[B, obs_size]``.
+        """The logits ``[B, actions]`` for observations ``[B, obs_size]``: the network's, or with several networks
+        (``meta["networks"]``) the mean of theirs."""
+        out = self._network_logits(obs)
+        if self.others:
+            for other in self.others:
+                out += other._network_logits(obs)
+            out /= np.float32(1 + len(self.others))
+        return out
+
+    def _network_logits(self, obs: np.ndarray) -> np.ndarray:
+        """This agent's own network's logits ``[B, actions]`` for observations ``[B, obs_size]`` (its others' aside).
 
         The first layer adds up only the weight rows of the observation's ones and of the nonzero trick
         facts (:mod:`trickenv.agents.sparse_layer`): the same values as the dense ``features(obs) @ W0 + b0``

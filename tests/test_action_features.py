@@ -18,7 +18,7 @@ import trickenv
 from trickenv.agents.features import Features, features_of
 from trickenv.agents import make_agent
 from trickenv.agents.card_head import card_inputs, fixed_card_inputs
-from trickenv.agents.policy import PolicyAgent, load_card_head
+from trickenv.agents.policy import PolicyAgent, load_networks
 from trickenv.agents.sparse_layer import add_sparse_product
 from trickenv.engine.layout import (PH_PLAY, PHASE, TAB_STRENGTH, TAB_SUIT, TAB_TRUMP_STRENGTH, TO_ACT, TRICK,
                                     TRICK_LEN, TRUMP)
@@ -188,27 +188,32 @@ def test_the_sparse_first_layer_is_the_dense_product():
 @pytest.mark.parametrize("game", ["four_tricks", "farbwechsel", "koenigrufen"])
 def test_shipped_players_act_as_their_dense_network(game):
     """The forward pass folds the feature map into the first layer and sums its rows sparsely: on the positions of
-    seeded play every action of the shipped player is the argmax of the plain dense network (features, matmuls)."""
+    seeded play every action of the shipped player is the argmax of the plain dense network (features, matmuls),
+    or of the mean of its networks' logits for a file with several."""
     agent = make_agent("model", game)
     rules = make_agent("rules", game, seed=1)
     env = VecEnv(agent.spec, 1024, seed=7)
     obs, mask = env.reset(seed=7)[:2]
-    head = load_card_head(agent.path)  # a per-card head, plainly: every card's fixed and position inputs
+    networks = load_networks(agent.path)[0]
     spec = agent.spec
     for _ in range(agent.spec.num_tricks * agent.spec.num_players):
-        x = agent.features(obs)
-        for i, (w, b) in enumerate(agent.weights):
-            if i == len(agent.weights) - 1:
-                hidden = x
-            x = x @ w + b
-            if i < len(agent.weights) - 1:
-                x = np.maximum(x, 0)
-        if head is not None:
-            fixed = np.broadcast_to(fixed_card_inputs(spec), (len(obs), *fixed_card_inputs(spec).shape))
-            position = card_inputs(spec, obs)
-            cards = np.concatenate([fixed, position], axis=2)
-            z = np.maximum((hidden @ head["H_wh"] + head["H_bh"])[:, None, :] + cards @ head["H_wa"], 0)
-            x[:, :spec.deck] += (z @ head["H_wo"] + head["H_bo"]) * position[:, :, 0]  # the cards in the hand
+        logits = []
+        for weights, head in networks:
+            x = agent.features(obs)
+            for i, (w, b) in enumerate(weights):
+                if i == len(weights) - 1:
+                    hidden = x
+                x = x @ w + b
+                if i < len(weights) - 1:
+                    x = np.maximum(x, 0)
+            if head is not None:  # a per-card head, plainly: every card's fixed and position inputs
+                fixed = np.broadcast_to(fixed_card_inputs(spec), (len(obs), *fixed_card_inputs(spec).shape))
+                position = card_inputs(spec, obs)
+                cards = np.concatenate([fixed, position], axis=2)
+                z = np.maximum((hidden @ head["H_wh"] + head["H_bh"])[:, None, :] + cards @ head["H_wa"], 0)
+                x[:, :spec.deck] += (z @ head["H_wo"] + head["H_bo"]) * position[:, :, 0]  # the cards in the hand
+            logits.append(x)
+        x = np.mean(logits, axis=0)
         np.testing.assert_allclose(agent.logits(obs), x, rtol=1e-4, atol=1e-3)
         np.testing.assert_array_equal(agent.act_batch(obs, mask), np.where(mask, x, -np.inf).argmax(axis=1))
         obs, mask = env.step(rules.act_batch(obs, mask))[:2]

@@ -54,7 +54,7 @@ from trickenv.agents import make_agent
 from trickenv.agents.card_head import card_input_names
 from trickenv.agents.evaluation import evaluate
 from trickenv.agents.features import Features
-from trickenv.agents.policy import PolicyAgent, save_policy
+from trickenv.agents.policy import PolicyAgent, load_networks, save_policy
 from trickenv.single_seat import SeatEnv
 from trickenv.training.bc import behaviour_clone, demonstrations, demonstrations_in_parallel, exit_with_parent
 from trickenv.training.augment import SuitRelabelling
@@ -95,6 +95,9 @@ class TrainConfig:
     bc_temperature: float = 0.0  # > 0: fit PIMC's searched values, softmax(values / T), not only its moves (bc.py)
     bc_mix: float = 0.0  # share of demonstration seats the rule-based agent plays (the teacher labels all; bc.py)
     bc_mix_random: float = 0.0  # share of demonstration seats the random agent plays (likewise; at most 1 - bc_mix)
+    # Networks fitted to the same demonstrations, network k from its own seed (seed + k); the player plays the mean
+    # of their logits (an ensemble). Above 1 only for a run of imitation alone (steps 0, no expert iteration).
+    bc_networks: int = 1
     # Every fit (the warm start's, each expert iteration's) sees each row under a random renaming of the suits, in
     # a game whose rules treat suits alike (GameSpec.suit_relabel; training/augment.py)
     augment_suits: bool = False
@@ -217,6 +220,18 @@ def check_expert(c: TrainConfig) -> None:
         check_opponents(trickenv.make_spec(c.game, **c.options), c.expert_opponents)
 
 
+def check_networks(c: TrainConfig) -> None:
+    """Refuse an ensemble (``bc_networks`` > 1) that a run could not make: PPO and expert iteration train one
+    network, and the networks are fitted to the warm start's demonstrations."""
+    n = c.bc_networks
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"bc_networks must be a whole number >= 1, got {n!r}")
+    if n > 1 and (c.steps > 0 or c.expert or c.bc_samples <= 0):
+        raise ValueError(f"bc_networks={n} fits that many networks to the warm start's demonstrations, so it needs "
+                         f"bc_samples > 0, steps 0 and no expert (PPO and expert iteration train one network); "
+                         f"got bc_samples={c.bc_samples}, steps={c.steps}, expert={c.expert!r}")
+
+
 def check_card_head(c: TrainConfig) -> None:
     """Refuse a per-card head that cannot be trained, naming the setting and what is allowed."""
     if isinstance(c.card_head, bool) or not isinstance(c.card_head, int) or c.card_head < 0:
@@ -288,6 +303,7 @@ class Run:
             raise ValueError("bc_temperature needs a search teacher (bc_teacher 'pimc' or 'search') or an expert: "
                              f"only a search has values to fit (bc_teacher is {config.bc_teacher!r})")
         check_expert(config)
+        check_networks(config)
         if config.augment_suits:
             SuitRelabelling(trickenv.make_spec(config.game, **config.options))  # refuses a game that tells suits apart
         if config.features not in ("compact", "actions"):
@@ -331,9 +347,14 @@ class Run:
         self._next: dict[str, int] = {}  # step of the next snapshot, evaluation and checkpoint
         self.bc_stats: dict[str, float] = {}
         self._expert: dict[str, Any] = {"iteration": 0, "stats": []}  # expert iterations done (training/expert.py)
+        # The ensemble's networks after the first (bc_networks > 1): (weights, card head arrays), each kept in
+        # members/network_<k>.npz as soon as it is fitted.
+        self.members: list[tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, np.ndarray] | None]] = []
+        self._demos: dict[str, np.ndarray] | None = None
         if resume:
             self._load()
         else:
+            shutil.rmtree(self.out / "members", ignore_errors=True)  # a stopped earlier start's, never this run's
             self.model = self._new_model()
             self.model.set_random_seed(config.seed)
             self.venv.seed(config.seed)
@@ -341,11 +362,13 @@ class Run:
         self.card_head = getattr(self.model.policy, "card_head", None)
 
     # ------------------------------------------------------------------ pieces
-    def _new_model(self):
+    def _new_model(self, seed: int | None = None):
+        """A new MaskablePPO with this run's policy, its initial weights from ``seed`` (the run's by default)."""
         import torch
         from sb3_contrib import MaskablePPO
 
         c = self.config
+        seed = c.seed if seed is None else seed
         policy, extra = "MlpPolicy", {}
         if c.privileged_critic:
             from trickenv.training.critic import PrivilegedCriticPolicy
@@ -357,17 +380,18 @@ class Run:
             policy = PrivilegedCardHeadPolicy if c.privileged_critic else CardHeadPolicy
             # Its initial weights from their own seed (seed + 61), drawn aside from the MLP's.
             extra["card_head"] = {"game": c.game, "options": json.loads(json.dumps(self.spec.options)),
-                                  "units": c.card_head, "seed": c.seed + 61, "features": c.features}
+                                  "units": c.card_head, "seed": seed + 61, "features": c.features}
         return MaskablePPO(
             policy, self.venv, learning_rate=c.learning_rate, n_steps=c.n_steps, batch_size=c.batch_size,
             n_epochs=c.epochs, gamma=c.gamma, gae_lambda=c.gae_lambda, clip_range=c.clip_range,
-            ent_coef=c.ent_coef, seed=c.seed, device="cpu", verbose=0,
+            ent_coef=c.ent_coef, seed=seed, device="cpu", verbose=0,
             policy_kwargs={"net_arch": {"pi": list(c.net), "vf": list(c.net)}, "activation_fn": torch.nn.ReLU, **extra},
         )
 
     def player(self) -> PolicyAgent:
         """The current policy as a NumPy player."""
-        return PolicyAgent.from_weights(self.spec, policy_weights(self.model), self.meta, card_head=self.head_arrays())
+        return PolicyAgent.from_weights(self.spec, policy_weights(self.model), self.meta, card_head=self.head_arrays(),
+                                        more=self.members)
 
     def head_arrays(self) -> dict[str, np.ndarray] | None:
         """The per-card head's arrays for a player file, None without one."""
@@ -401,7 +425,43 @@ class Run:
         finally:
             torch.set_num_threads(c.torch_threads)
         self.bc_stats["bc_seconds"] = time.perf_counter() - t0
+        if c.bc_networks > 1:
+            self._demos = data  # the other networks' fits (fit_members) read them too
         return self.bc_stats
+
+    def fit_members(self) -> None:
+        """The ensemble's other networks (``bc_networks`` > 1): network k is a new policy from seed + k, fitted to the
+        warm start's demonstrations as the first was. Each is written to ``members/network_<k>.npz`` when fitted,
+        so a resumed run fits only the ones still missing."""
+        import torch
+
+        c = self.config
+        if len(self.members) >= c.bc_networks - 1:
+            return
+        data = self._demos if self._demos is not None else self.demonstrations()
+        (self.out / "members").mkdir(exist_ok=True)
+        torch.set_num_threads(max(c.torch_threads, c.bc_workers))
+        try:
+            for k in range(1 + len(self.members), c.bc_networks):
+                t0 = time.perf_counter()
+                model = self._new_model(seed=c.seed + k)
+                head = getattr(model.policy, "card_head", None)
+                stats = behaviour_clone(model, data, self.venv.features, epochs=c.bc_epochs, seed=c.seed + k,
+                                        temperature=c.bc_temperature, augment=self.augment(), card_head=head,
+                                        value_coef=self.value_coef())
+                member = (policy_weights(model), None if head is None else head.arrays())
+                tmp = self.out / "members" / f"network_{k}.tmp.npz"
+                save_policy(tmp, member[0], self.meta, member[1])
+                tmp.rename(self.out / "members" / f"network_{k}.npz")
+                self.members.append(member)
+                self.bc_stats.update({f"bc_accuracy_{k}": stats["bc_accuracy"],
+                                      f"bc_seconds_{k}": time.perf_counter() - t0})
+                if self.progress:
+                    print(f"network {k + 1}/{c.bc_networks} fitted: accuracy {stats['bc_accuracy']:.3f}, "
+                          f"{(time.perf_counter() - t0) / 60:.1f} min", flush=True)
+        finally:
+            torch.set_num_threads(c.torch_threads)
+        self._demos = None
 
     def demonstrations(self) -> dict[str, np.ndarray]:
         """The warm start's demonstrations, kept in ``demonstrations.npz``: a run stopped before its
@@ -587,6 +647,11 @@ class Run:
         self.bc_stats = state.get("bc", {})
         self._next = state["next"]
         self._expert = state.get("expert", {"iteration": 0, "stats": []})
+        for k in range(1, self.config.bc_networks):  # the ensemble's networks fitted before the stop
+            path = self.out / "members" / f"network_{k}.npz"
+            if not path.exists():
+                break
+            self.members.append(load_networks(path)[0][0])
         self.venv.seed(self.config.seed + self.model.num_timesteps)
         if (self.out / "eval.csv").exists():
             with (self.out / "eval.csv").open() as f:
@@ -610,10 +675,12 @@ class Run:
         if not self._next:
             self.warm_start()
             self._next = {"snapshot": c.snapshot_every, "eval": 0, "checkpoint": c.checkpoint_every}
-            if c.expert:
-                self.save()  # the student of the first iteration: a resumed run labels with the same one
+            if c.expert or c.bc_networks > 1:
+                self.save()  # the student of the first iteration (or the first network): a resumed run keeps it
         if c.expert and self._expert["iteration"] < c.expert_iterations:
             self.expert_iteration()
+        if c.bc_networks > 1:
+            self.fit_members()
         run = self
 
         class Hooks(BaseCallback):
@@ -656,7 +723,8 @@ class Run:
         }
         save_policy(self.out / "player.npz", policy_weights(self.model),
                     {**self.meta, "steps": int(self.model.num_timesteps), "minutes": round(self.elapsed() / 60, 1),
-                     "config": {k: v for k, v in asdict(c).items() if k not in ("options",)}}, self.head_arrays())
+                     "config": {k: v for k, v in asdict(c).items() if k not in ("options",)}}, self.head_arrays(),
+                    more=self.members)
         summary = {"steps": int(self.model.num_timesteps), "minutes": self.elapsed() / 60, "throughput": throughput,
                    "bc": self.bc_stats, "last_eval": self.log[-1] if self.log else None}
         (self.out / "final.json").write_text(json.dumps(summary, indent=2, default=float) + "\n")

@@ -158,6 +158,7 @@ TRAIN_FLAGS = {
     "eval_deals": int, "checkpoint_every": int, "seed": int, "env_threads": int, "torch_threads": int,
     "points_bonus": float, "bc_teacher": str, "bc_worlds": int,
     "bc_temperature": float, "bc_workers": int, "bc_mix": float, "bc_mix_random": float,
+    "bc_networks": int,
     "expert": str, "expert_iterations": int, "expert_samples": int, "expert_chunk": int, "expert_worlds": int,
     "expert_rollout": str, "expert_solve_tricks": int, "expert_share": float, "expert_epochs": int, "expert_workers": int,
     "net": lambda text: tuple(int(x) for x in text.split(",")), "features": str, "card_head": int,
@@ -303,6 +304,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                                         "to its logit; PPO trains it too, with --features actions; 0: none)",
                            "bc_mix": " (share of demonstration seats the rule-based agent plays)",
                            "bc_mix_random": " (share of demonstration seats the random agent plays)",
+                           "bc_networks": " (networks fitted to the same demonstrations, each from its own seed; "
+                                          "the player plays the mean of their logits; needs --steps 0, no --expert)",
                            "schedule": " (the league's shares per opponent seat, e.g. rules=0.35,random=0.15)",
                            "expert_opponents": " (who sits beside the student in expert iteration: agent names "
                                                "and whole-number weights, e.g. rules=3,random=1,pimc=1)",
