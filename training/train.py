@@ -39,13 +39,14 @@ also reward sinking the opponents.
 from __future__ import annotations
 
 import csv
+from contextlib import contextmanager
 import dataclasses
 import json
 import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -414,53 +415,60 @@ class Run:
             return {}
         t0 = time.perf_counter()
         data = self.demonstrations()
-        import torch
-
-        # The fit runs alone: the cores the demonstration workers had are free (1.7x faster on 2 cores).
-        torch.set_num_threads(max(c.torch_threads, c.bc_workers))
-        try:
-            self.bc_stats = behaviour_clone(self.model, data, self.venv.features, epochs=c.bc_epochs, seed=c.seed,
-                                            temperature=c.bc_temperature, augment=self.augment(),
-                                            card_head=self.card_head, value_coef=self.value_coef())
-        finally:
-            torch.set_num_threads(c.torch_threads)
+        with self._fit_threads():
+            self.bc_stats = self._clone(self.model, data, c.seed)
         self.bc_stats["bc_seconds"] = time.perf_counter() - t0
         if c.bc_networks > 1:
             self._demos = data  # the other networks' fits (fit_members) read them too
         return self.bc_stats
 
+    @contextmanager
+    def _fit_threads(self) -> Iterator[None]:
+        """The imitation fits run alone: the cores the demonstration workers had are free (1.7x faster on 2 cores).
+        (A network made inside also gets its initial weights with these threads: SB3's orthogonal initialisation
+        depends on them in the last bits.)"""
+        import torch
+
+        c = self.config
+        torch.set_num_threads(max(c.torch_threads, c.bc_workers))
+        try:
+            yield
+        finally:
+            torch.set_num_threads(c.torch_threads)
+
+    def _clone(self, model, data: dict[str, np.ndarray], seed: int) -> dict[str, float]:
+        """Fit ``model`` (its head inside its policy, if the run has one) to the demonstrations, ``seed`` drawing the
+        batches (:func:`~trickenv.training.bc.behaviour_clone`)."""
+        c = self.config
+        return behaviour_clone(model, data, self.venv.features, epochs=c.bc_epochs, seed=seed,
+                               temperature=c.bc_temperature, augment=self.augment(),
+                               card_head=getattr(model.policy, "card_head", None), value_coef=self.value_coef())
+
     def fit_members(self) -> None:
         """The ensemble's other networks (``bc_networks`` > 1): network k is a new policy from seed + k, fitted to the
         warm start's demonstrations as the first was. Each is written to ``members/network_<k>.npz`` when fitted,
         so a resumed run fits only the ones still missing."""
-        import torch
-
         c = self.config
         if len(self.members) >= c.bc_networks - 1:
             return
         data = self._demos if self._demos is not None else self.demonstrations()
         (self.out / "members").mkdir(exist_ok=True)
-        torch.set_num_threads(max(c.torch_threads, c.bc_workers))
-        try:
+        with self._fit_threads():
             for k in range(1 + len(self.members), c.bc_networks):
                 t0 = time.perf_counter()
                 model = self._new_model(seed=c.seed + k)
+                stats = self._clone(model, data, c.seed + k)
                 head = getattr(model.policy, "card_head", None)
-                stats = behaviour_clone(model, data, self.venv.features, epochs=c.bc_epochs, seed=c.seed + k,
-                                        temperature=c.bc_temperature, augment=self.augment(), card_head=head,
-                                        value_coef=self.value_coef())
-                member = (policy_weights(model), None if head is None else head.arrays())
+                weights, arrays = policy_weights(model), None if head is None else head.arrays()
                 tmp = self.out / "members" / f"network_{k}.tmp.npz"
-                save_policy(tmp, member[0], self.meta, member[1])
+                save_policy(tmp, weights, self.meta, arrays)
                 tmp.rename(self.out / "members" / f"network_{k}.npz")
-                self.members.append(member)
+                self.members.append((weights, arrays))
                 self.bc_stats.update({f"bc_accuracy_{k}": stats["bc_accuracy"],
                                       f"bc_seconds_{k}": time.perf_counter() - t0})
                 if self.progress:
                     print(f"network {k + 1}/{c.bc_networks} fitted: accuracy {stats['bc_accuracy']:.3f}, "
                           f"{(time.perf_counter() - t0) / 60:.1f} min", flush=True)
-        finally:
-            torch.set_num_threads(c.torch_threads)
         self._demos = None
 
     def demonstrations(self) -> dict[str, np.ndarray]:
