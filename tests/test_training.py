@@ -21,7 +21,8 @@ from trickenv.agents.features import Features  # noqa: E402
 from trickenv.agents.policy import PolicyAgent, load_policy, save_policy, shipped_model_path  # noqa: E402
 from trickenv.single_seat import SeatEnv  # noqa: E402
 from trickenv.training import League, Run, Schedule, SeatVecEnv, TrainConfig, policy_weights  # noqa: E402
-from trickenv.training.bc import demonstrations, demonstrations_in_parallel, soft_targets  # noqa: E402
+from trickenv.training.bc import (demonstrations, demonstrations_in_parallel, in_flushing_thread,  # noqa: E402
+                                  soft_targets)
 from trickenv.vector import VecEnv  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning")
@@ -304,6 +305,43 @@ def test_soft_targets_weigh_the_searched_actions_by_their_values():
     searched = np.isfinite(data["values"]).any(axis=1)
     assert searched.any() and data["values"].shape == data["mask"].shape
     assert np.array_equal(np.nanargmax(data["values"][searched], axis=1), data["action"][searched])
+
+
+def test_the_fits_run_where_subnormal_floats_are_flushed_on_every_thread():
+    import signal
+    import threading
+
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        tiny_floats = torch.full((1_000_000,), 1e-39)  # subnormal in float32; big enough for both threads
+        assert float((tiny_floats * 1.0).sum()) > 0  # the caller's pool has run torch's work before: not flushed
+        assert in_flushing_thread(lambda stop: float((tiny_floats * 1.0).sum())) == 0.0
+        assert float((tiny_floats * 1.0).sum()) > 0  # and the caller's threads are as they were
+    finally:
+        torch.set_num_threads(threads)
+
+    def fails(stop):
+        raise ValueError("from the fit")
+
+    with pytest.raises(ValueError, match="from the fit"):
+        in_flushing_thread(fails)
+
+    # Interrupted while it waits (Ctrl-C), the caller stops the fit and waits for it before it raises.
+    seen = []
+
+    def interrupted(stop):
+        time.sleep(0.2)  # the caller waits by now
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)  # Ctrl-C
+        seen.append(stop.wait(timeout=30))
+        time.sleep(0.2)
+        seen.append("returned")
+
+    with pytest.raises(KeyboardInterrupt):
+        in_flushing_thread(interrupted)
+    assert seen == [True, "returned"]
 
 
 def test_the_pimc_warm_start_fits_the_values_and_keeps_its_demonstrations(tmp_path, monkeypatch):

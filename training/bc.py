@@ -14,7 +14,9 @@ not get past the rule-based agent in the time (King Calling).
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+import warnings
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
@@ -25,6 +27,8 @@ from trickenv.games.base import GameSpec
 from trickenv.rewards import reward_scale
 from trickenv.training.augment import SuitRelabelling
 from trickenv.vector import VecEnv
+
+T = TypeVar("T")
 
 
 def demonstrations(spec: GameSpec, samples: int, seed: int = 0, teacher: str = "rules",
@@ -226,47 +230,95 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
         rows["targets"] = soft_targets(data["values"], data["action"], score_temperature(features.spec, temperature))
     r_all = torch.as_tensor(data["return"], dtype=torch.float32)
     n = len(data["action"])
-    stats: dict[str, float] = {}
-    for epoch in range(epochs):
-        if epoch == 0 or augment is not None:  # relabelled rows are built anew each epoch
-            x_all = None  # the previous epoch's inputs go before the next are built
-            fit = rows if augment is None else augment.apply(augment.draw(n, np.random.default_rng([seed, epoch, 41])),
-                                                             **rows)
-            x = features.many(fit["obs"])  # in slices: the whole batch at once needs twice the memory
-            if critic_sees_all:
-                x = np.concatenate([x, fit["privileged"].astype(np.float32)], axis=1)
-            x_all = torch.as_tensor(x)
-            del x
-            a_all = torch.as_tensor(fit["action"], dtype=torch.int64)
-            m_all = torch.as_tensor(fit["mask"])
-            t_all = torch.as_tensor(fit["targets"]) if "targets" in fit else None
-        order = torch.randperm(n, generator=generator)
-        loss_sum = hits = 0.0
-        for start in range(0, n, batch_size):
-            idx = order[start:start + batch_size]
-            # The actor's inputs (the critic's below: the same unless the critic is privileged).
-            # (Box observations of floats: the extractors take them as they are.)
-            latent_pi = policy.mlp_extractor.forward_actor(policy.pi_features_extractor(x_all[idx]))
-            logits = policy.action_net(latent_pi)
-            if card_head is not None:
-                logits = card_head.add_to(logits, latent_pi, card_head.inputs(fit["obs"][idx.numpy()]))
-            logits = logits.masked_fill(~m_all[idx], -1e9)
-            if t_all is None:
-                loss = torch.nn.functional.cross_entropy(logits, a_all[idx])
-            else:
-                loss = -(t_all[idx] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
-            if value_coef > 0:  # the critic shares no weight with the actor: skipping it leaves the actor as it is
-                latent_vf = policy.mlp_extractor.forward_critic(policy.vf_features_extractor(x_all[idx]))
-                values = policy.value_net(latent_vf).flatten()
-                loss = loss + value_coef * torch.nn.functional.mse_loss(values, r_all[idx])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            loss_sum += float(loss.detach()) * len(idx)
-            hits += float((logits.detach().argmax(1) == a_all[idx]).sum())
-        stats = {"bc_loss": loss_sum / n, "bc_accuracy": hits / n, "bc_samples": float(n)}
+
+    def fit_epochs(stop: threading.Event) -> dict[str, float]:
+        stats: dict[str, float] = {}
+        for epoch in range(epochs):
+            if epoch == 0 or augment is not None:  # relabelled rows are built anew each epoch
+                x_all = None  # the previous epoch's inputs go before the next are built
+                fit = rows if augment is None else \
+                    augment.apply(augment.draw(n, np.random.default_rng([seed, epoch, 41])), **rows)
+                x = features.many(fit["obs"])  # in slices: the whole batch at once needs twice the memory
+                if critic_sees_all:
+                    x = np.concatenate([x, fit["privileged"].astype(np.float32)], axis=1)
+                x_all = torch.as_tensor(x)
+                del x
+                a_all = torch.as_tensor(fit["action"], dtype=torch.int64)
+                m_all = torch.as_tensor(fit["mask"])
+                t_all = torch.as_tensor(fit["targets"]) if "targets" in fit else None
+            order = torch.randperm(n, generator=generator)
+            loss_sum = hits = 0.0
+            for start in range(0, n, batch_size):
+                if stop.is_set():  # the caller was interrupted (in_flushing_thread)
+                    return stats
+                idx = order[start:start + batch_size]
+                # The actor's inputs (the critic's below: the same unless the critic is privileged).
+                # (Box observations of floats: the extractors take them as they are.)
+                latent_pi = policy.mlp_extractor.forward_actor(policy.pi_features_extractor(x_all[idx]))
+                logits = policy.action_net(latent_pi)
+                if card_head is not None:
+                    logits = card_head.add_to(logits, latent_pi, card_head.inputs(fit["obs"][idx.numpy()]))
+                logits = logits.masked_fill(~m_all[idx], -1e9)
+                if t_all is None:
+                    loss = torch.nn.functional.cross_entropy(logits, a_all[idx])
+                else:
+                    loss = -(t_all[idx] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+                if value_coef > 0:  # the critic shares no weight with the actor: skipping it leaves the actor as it is
+                    latent_vf = policy.mlp_extractor.forward_critic(policy.vf_features_extractor(x_all[idx]))
+                    values = policy.value_net(latent_vf).flatten()
+                    loss = loss + value_coef * torch.nn.functional.mse_loss(values, r_all[idx])
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                loss_sum += float(loss.detach()) * len(idx)
+                hits += float((logits.detach().argmax(1) == a_all[idx]).sum())
+            stats = {"bc_loss": loss_sum / n, "bc_accuracy": hits / n, "bc_samples": float(n)}
+        return stats
+
+    # Where few rows use a weight, its gradients and Adam's moment estimates sink into subnormal floats, on which
+    # the CPU's arithmetic is many times slower: King Calling's fit took twice as long. Flushed to zero they change
+    # nothing measured (docs/training.md, "Throughput").
+    stats = in_flushing_thread(fit_epochs)
     policy.set_training_mode(False)
     return stats
+
+
+def in_flushing_thread(fit: Callable[[threading.Event], T]) -> T:
+    """``fit(stop)`` run on a new thread on which torch flushes subnormal floats to zero, as do the worker threads
+    torch starts from it; returns what it returns or raises what it raises. If the caller is interrupted (Ctrl-C)
+    while it waits, ``stop`` is set, and the caller waits for ``fit`` to return before it raises: a fit that
+    looks at ``stop`` between its steps leaves nothing running.
+
+    Why a thread: the flag is each thread's own, and a worker thread takes it from the thread that starts it; the
+    workers of a thread that has run torch's operations before exist already and would go on without it.
+    """
+    import torch
+
+    stop, done = threading.Event(), threading.Event()
+    result: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            if not torch.set_flush_denormal(True):
+                warnings.warn("this CPU cannot flush subnormal floats: the fit runs slower", stacklevel=2)
+            result["value"] = fit(stop)
+        except BaseException as e:  # noqa: BLE001 - raised again on the caller's thread
+            result["error"] = e
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=run, name="trickenv-fit", daemon=True)
+    worker.start()
+    try:
+        done.wait()
+    except BaseException:
+        stop.set()
+        done.wait()  # (not worker.join(): an interrupted join marks the thread finished while it runs)
+        raise
+    worker.join()
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
 
 
 def score_temperature(spec: GameSpec, temperature: float) -> float:
