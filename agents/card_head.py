@@ -140,10 +140,9 @@ class CardHeadWeights:
         self.card_bias = fixed @ wa[:fixed.shape[1]] + bh  # [deck, units]
         self.wa_dyn = np.ascontiguousarray(wa[fixed.shape[1]:])
 
-    def scores(self, hidden: np.ndarray, obs: np.ndarray) -> np.ndarray:
-        """``[B, deck]``: each card's score, from the last hidden layer (after its activation) and the observations;
-        0 for the cards not in the hand (computed only for those in it)."""
-        inputs = card_inputs(self.spec, obs)
+    def scores(self, hidden: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        """``[B, deck]``: each card's score, from the last hidden layer (after its activation) and the position
+        inputs ``card_inputs(spec, obs)``; 0 for the cards not in the hand (computed only for those in it)."""
         rows, cards = np.nonzero(inputs[:, :, 0])  # input 0: in_hand
         z = (hidden @ self.wh)[rows] + self.card_bias[cards] + inputs[rows, cards] @ self.wa_dyn
         np.maximum(z, 0.0, out=z)

@@ -30,7 +30,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from trickenv.agents.base import BatchAgent
-from trickenv.agents.card_head import HEAD_ARRAYS, CardHeadWeights, card_input_names
+from trickenv.agents.card_head import HEAD_ARRAYS, CardHeadWeights, card_input_names, card_inputs
 from trickenv.agents.features import features_of
 from trickenv.agents.sparse_layer import add_sparse_product
 from trickenv.engine.kernels import seed_states
@@ -172,29 +172,33 @@ class PolicyAgent(BatchAgent):
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """The logits ``[B, actions]`` for observations ``[B, obs_size]``: the network's, or with several networks
         (``meta["networks"]``) the mean of theirs."""
-        out = self._network_logits(obs)
+        x = np.asarray(obs)
+        if x.ndim != 2 or x.shape[1] != self.spec.obs_size:
+            raise ValueError(f"observations must be a [B, {self.spec.obs_size}] array for {self.spec.name}, "
+                             f"got shape {x.shape}")
+        # What every network reads alike (the networks of a file have one shape and one meta): computed once.
+        facts = self.spec.action_features(self.spec, x) if self._w_facts is not None else None
+        inputs = card_inputs(self.spec, x) if self.head is not None else None
+        out = self._network_logits(x, facts, inputs)
         if self.others:
             for other in self.others:
-                out += other._network_logits(obs)
+                out += other._network_logits(x, facts, inputs)
             out /= np.float32(1 + len(self.others))
         return out
 
-    def _network_logits(self, obs: np.ndarray) -> np.ndarray:
-        """This agent's own network's logits ``[B, actions]`` for observations ``[B, obs_size]`` (its others' aside).
+    def _network_logits(self, x: np.ndarray, facts: np.ndarray | None, inputs: np.ndarray | None) -> np.ndarray:
+        """This agent's own network's logits ``[B, actions]`` for observations ``x [B, obs_size]`` (its others'
+        aside), given their trick facts (None without them) and card-head inputs (None without a head).
 
         The first layer adds up only the weight rows of the observation's ones and of the nonzero trick
         facts (:mod:`trickenv.agents.sparse_layer`): the same values as the dense ``features(obs) @ W0 + b0``
         up to float rounding, and faster (docs/performance.md, "The first layer, sparse"). The weights are
         folded when the agent is made: change a player by making a new one."""
-        x = np.asarray(obs)
-        if x.ndim != 2 or x.shape[1] != self.spec.obs_size:
-            raise ValueError(f"observations must be a [B, {self.spec.obs_size}] array for {self.spec.name}, "
-                             f"got shape {x.shape}")
         h = np.empty((len(x), self.weights[0][1].shape[0]), np.float32)
         h[:] = self.weights[0][1]
         add_sparse_product(x, self._w_obs, h)
         if self._w_facts is not None:
-            add_sparse_product(self.spec.action_features(self.spec, x), self._w_facts, h)
+            add_sparse_product(facts, self._w_facts, h)
         if len(self.weights) == 1:  # no hidden layer: the first layer gives the logits
             return h
         for w, b in self.weights[1:-1]:
@@ -202,7 +206,7 @@ class PolicyAgent(BatchAgent):
         h = self.activation(h)
         out = h @ self.weights[-1][0] + self.weights[-1][1]
         if self.head is not None:
-            out[:, :self.spec.deck] += self.head.scores(h, x)
+            out[:, :self.spec.deck] += self.head.scores(h, inputs)
         return out
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -39,11 +39,11 @@ also reward sinking the opponents.
 from __future__ import annotations
 
 import csv
-from contextlib import contextmanager
 import dataclasses
 import json
 import shutil
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
