@@ -58,7 +58,7 @@ def fixed_card_inputs(spec: GameSpec) -> np.ndarray:
 def card_input_names(spec: GameSpec) -> list[str]:
     """The names of the inputs of one card, fixed ones first (what a player file's ``meta["card_head"]`` lists)."""
     deck = spec.deck
-    facts = list(spec.action_feature_names) if spec.action_features is not None else []
+    facts = list(spec.learning.action_feature_names) if spec.learning.action_features is not None else []
     return ([f"card:{c}" for c in range(deck)] + [f"rank:{r}" for r in range(deck // 4)] + ["strength", "points"]
             + list(CARD_INPUTS) + facts)
 
@@ -81,7 +81,7 @@ def card_inputs(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
         at, size = o[name]
         return (x[:, at:at + size] != 0).astype(np.float32)
 
-    facts = spec.action_features(spec, x) if spec.action_features is not None else None  # fact-major [B, F * deck]
+    facts = spec.learning.action_features(spec, x) if spec.learning.action_features is not None else None  # fact-major [B, F * deck]
     return card_inputs_of_blocks(spec, block, facts)
 
 

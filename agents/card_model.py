@@ -25,7 +25,7 @@ import numpy as np
 from trickenv.engine.layout import TO_ACT
 from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
-from trickenv.privileged import card_bits, relative_seats
+from trickenv.engine.bitsets import card_bits, relative_seats
 
 
 def shipped_card_model_path(game: str) -> Path:

@@ -14,7 +14,7 @@ players that is 639 features instead of 996.
 with two gathers and one small matrix product, no loop over rows.
 
 ``Features(spec, actions=True)`` (a player's ``meta["features"] == "actions"``)
-appends the game's per-card facts (``GameSpec.action_features``,
+appends the game's per-card facts (``GameSpec.learning.action_features``,
 :mod:`trickenv.games.trick_facts`: whether a card beats the table now, how many
 unseen cards outrank it, whether it wins the trick for sure), which a network would otherwise have to compose
 from several blocks. They are computed from the observation alone, but they are
@@ -36,8 +36,8 @@ class Features:
     """The observation -> float features map of one game spec (module docstring)."""
 
     def __init__(self, spec: GameSpec, actions: bool = False) -> None:
-        if actions and spec.action_features is None:
-            raise ValueError(f"{spec.name} has no per-action features (GameSpec.action_features); use the "
+        if actions and spec.learning.action_features is None:
+            raise ValueError(f"{spec.name} has no per-action features (GameSpec.learning.action_features); use the "
                              f"compact features alone (features='compact')")
         self.spec = spec
         self.actions = bool(actions)
@@ -66,7 +66,7 @@ class Features:
                 weights[g * width:(g + 1) * width, 2 * g] = np.arange(width) / (width - 1)
                 weights[g * width:(g + 1) * width, 2 * g + 1] = 1.0
             self._counts.append((offset, groups * width, weights))
-        action_names = [f"{fact}:{c}" for fact in spec.action_feature_names for c in range(spec.deck)] if actions else []
+        action_names = [f"{fact}:{c}" for fact in spec.learning.action_feature_names for c in range(spec.deck)] if actions else []
         self.names = kept_names + count_names + action_names  # in the order of the output columns
         self.size = len(self.names)
 
@@ -86,7 +86,7 @@ class Features:
     @property
     def linear_size(self) -> int:
         """How many of the columns, the first ones, are linear in the observation (all but the per-card facts)."""
-        return self.size - (len(self.spec.action_feature_names) * self.spec.deck if self.actions else 0)
+        return self.size - (len(self.spec.learning.action_feature_names) * self.spec.deck if self.actions else 0)
 
     def matrix(self) -> np.ndarray:
         """The map as a matrix ``[obs_size, size]``: ``Features(spec)(obs) == obs @ matrix()`` (it is linear), so
@@ -135,7 +135,7 @@ class Features:
         for offset, size, weights in self._counts:
             parts.append(x[:, offset:offset + size].astype(np.float32) @ weights)
         if self.actions:
-            parts.append(self.spec.action_features(self.spec, x))
+            parts.append(self.spec.learning.action_features(self.spec, x))
         out = np.concatenate(parts, axis=1)
         return out[0] if single else out
 

@@ -17,7 +17,7 @@ legal moves.
 It reads only what the seat knows: the replay starts from
 :func:`trickenv.sampler.information_state` (public history) and the sampled worlds; the
 hidden cards of the real game never enter. The game names its non-card decisions
-through ``GameSpec.history_actions``; a game without that hook (King Calling, whose call
+through ``GameSpec.worlds.history_actions``; a game without that hook (King Calling, whose call
 and declarations it cannot replay yet) raises ValueError.
 """
 
@@ -35,9 +35,9 @@ from trickenv.sampler import information_state
 
 def check_policy_inference(spec: GameSpec) -> None:
     """ValueError when ``spec`` cannot replay its deals from what a seat knows (no ``history_actions``)."""
-    if spec.history_actions is None:
+    if spec.worlds.history_actions is None:
         raise ValueError(f"inference='policy' needs a game whose decisions can be replayed from the public "
-                         f"history (GameSpec.history_actions); {spec.name} has none. Use inference='none' or 'cards'")
+                         f"history (GameSpec.worlds.history_actions); {spec.name} has none. Use inference='none' or 'cards'")
 
 
 def start_rows(spec: GameSpec, worlds: State) -> np.ndarray:
@@ -90,7 +90,7 @@ def history_log_likelihood(spec: GameSpec, state: State, games: np.ndarray, seat
         if not active.any():
             return loglik.reshape(n, per)
         rows = np.flatnonzero(active)
-        actions = spec.history_actions(spec, info, owner[rows], sim, rows)
+        actions = spec.worlds.history_actions(spec, info, owner[rows], sim, rows)
         card = actions < 0
         seat = sim.s[rows[card], TO_ACT]
         actions[card] = card_at[owner[rows[card]], sim.s[rows[card], TRICK_NO], seat]

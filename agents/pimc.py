@@ -22,6 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from trickenv.agents.base import BatchAgent, make_agent
+from trickenv.agents.search_defaults import search_defaults
 from trickenv.engine.layout import TO_ACT
 from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
@@ -39,8 +40,8 @@ class PIMCAgent(BatchAgent):
 
     ``search`` (``"all"`` or ``"cards"``: the rule-based agent makes the other
     decisions) and ``tiebreak`` (the weight of the side's card points, a share of
-    120, added to the deal score) default to the game's ``GameSpec.search_decisions``
-    and ``GameSpec.search_tiebreak`` (King Calling: ``"cards"`` and 1; the game
+    120, added to the deal score) default to the game's ``decisions`` and ``tiebreak``
+    in :mod:`trickenv.agents.search_defaults` (King Calling: ``"cards"`` and 1; that
     module says why).
     """
 
@@ -61,11 +62,12 @@ class PIMCAgent(BatchAgent):
         self.policy = make_agent(rollout, spec, seed=None if seed is None else seed + 7)
         self.seed = 0 if seed is None else int(seed)
         self.decisions = 0  # decisions searched so far (seeds each one's worlds)
-        self.search = spec.search_decisions if search is None else search
+        tuning = search_defaults(spec)
+        self.search = tuning.decisions if search is None else search
         if self.search not in ("all", "cards"):
             raise ValueError(f"search must be 'all' or 'cards', got {self.search!r}")
         self.bidder = make_agent("rules", spec, seed=None if seed is None else seed + 11) if self.search == "cards" else None
-        self.tiebreak = float(spec.search_tiebreak if tiebreak is None else tiebreak)
+        self.tiebreak = float(tuning.tiebreak if tiebreak is None else tiebreak)
 
     def act(self, observation: dict[str, np.ndarray], state: State | None = None, game: int = 0) -> int:
         """One action for the AEC env: pass ``state=env.unwrapped.game``."""
@@ -119,7 +121,7 @@ class PIMCAgent(BatchAgent):
                 chunk.append(todo[start])
                 size += per * len(legal[todo[start]])
                 start += 1
-            for i, mean in zip(chunk, self._search(state, games[chunk], [legal[i] for i in chunk])):
+            for i, mean in zip(chunk, self._search(state, games[chunk], [legal[i] for i in chunk]), strict=True):
                 values[i, legal[i]] = mean
                 out[i] = legal[i][int(np.argmax(mean))]
         return out, values

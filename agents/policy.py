@@ -177,7 +177,7 @@ class PolicyAgent(BatchAgent):
             raise ValueError(f"observations must be a [B, {self.spec.obs_size}] array for {self.spec.name}, "
                              f"got shape {x.shape}")
         # What every network reads alike (the networks of a file have one shape and one meta): computed once.
-        facts = self.spec.action_features(self.spec, x) if self._w_facts is not None else None
+        facts = self.spec.learning.action_features(self.spec, x) if self._w_facts is not None else None
         inputs = card_inputs(self.spec, x) if self.head is not None else None
         out = self._network_logits(x, facts, inputs)
         if self.others:

@@ -46,10 +46,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-import trickenv
 from trickenv.agents.base import BatchAgent, byte_rows
 from trickenv.agents.rules_common import one_hot
-from trickenv.engine.kernels import bit, get_bits, lowest_card, popcount, seed_states, splitmix
+from trickenv.decode import card_sets
+from trickenv.engine.kernels import beats, bit, get_bits, lowest_card, popcount, seed_states, splitmix
 from trickenv.games.base import GameSpec
 
 COMPILE_LABEL = "the Farbwechsel rule-based agent"  # trickenv.engine.first_run
@@ -88,14 +88,6 @@ def power_table(prm: np.ndarray) -> np.ndarray:
 def _read_bits(obs, g, off):
     """The 32 entries obs[g, off:off+32] as a bitset."""
     return get_bits(obs, g, off, DECK)
-
-
-@njit(inline="always")
-def _beats(c, best, trump, suit, strength):
-    """Whether card c beats the card ``best`` winning a trick under ``trump``."""
-    if suit[c] == suit[best]:
-        return strength[trump, c] > strength[trump, best]
-    return suit[c] == trump
 
 
 @njit(inline="always")
@@ -187,7 +179,7 @@ def _declare(g, hand, mask, n, cycle, suit, points, higher, suit_mask, switch, p
 
 @njit(cache=True)
 def _act_kernel(obs, mask, out, n, tricks, partnership, cycle, o_played, o_in, o_trump, o_tt, o_dealer, o_leader,
-                suit, points, strength, higher, suit_mask, switch, prm, powers, seed_key, prices):
+                suit, points, tab, higher, suit_mask, switch, prm, powers, seed_key, prices):
     """out[g] = the rule agent's action for row g of obs / mask (-1 if the mask is empty).
 
     ``prices`` ([B, 32], or empty) receives every legal card's price, for inspecting the rules.
@@ -255,7 +247,7 @@ def _act_kernel(obs, mask, out, n, tricks, partnership, cycle, o_played, o_in, o
                 c = cur_cards[r]
                 if suit[c] != led:
                     void[r] |= 1 << led
-                if j > 0 and _beats(c, cur_cards[win], tt, suit, strength):
+                if j > 0 and beats(tab, c, cur_cards[win], tt):
                     win = r
                 if switch[c]:
                     last_sw = r
@@ -285,7 +277,7 @@ def _act_kernel(obs, mask, out, n, tricks, partnership, cycle, o_played, o_in, o
             if j == 0:
                 led = suit[c]
                 best_card, best_seat = c, r
-            elif _beats(c, best_card, trump, suit, strength):
+            elif beats(tab, c, best_card, trump):
                 best_card, best_seat = c, r
             r = r + 1 if r + 1 < n else 0
 
@@ -335,7 +327,7 @@ def _act_kernel(obs, mask, out, n, tricks, partnership, cycle, o_played, o_in, o
             c = lowest_card(rest)
             rest &= rest - U1
             lead_suit = suit[c] if on_table == 0 else led
-            if on_table == 0 or _beats(c, best_card, trump, suit, strength):
+            if on_table == 0 or beats(tab, c, best_card, trump):
                 win_card, win_seat = c, 0
             else:
                 win_card, win_seat = best_card, best_seat
@@ -407,9 +399,10 @@ class FarbwechselRules(BatchAgent):
         self.seed = seed
         n, opt = spec.num_players, spec.options
         off = spec.obs_offsets
-        sets = trickenv.card_sets(spec)
+        sets = card_sets(spec)
         suit = sets["suit"].astype(np.int64)
         self._suit = suit
+        self._tab = np.ascontiguousarray(spec.tab)  # the engine's card table: who beats whom
         self._points = sets["points"].astype(np.float64)
         # strength[t, c]: strength of card c within its suit while suit t is trump (trump_ten differs by t).
         self._strength = np.where(suit[None, :] == np.arange(4)[:, None], sets["trump_strength"][None, :],
@@ -450,6 +443,6 @@ class FarbwechselRules(BatchAgent):
         b = obs.shape[0]
         if self._out.shape[0] != b:
             self._out = np.zeros(b, np.int64)
-        _act_kernel(obs, mask, self._out, *self._ints, self._suit, self._points, self._strength, self._higher,
+        _act_kernel(obs, mask, self._out, *self._ints, self._suit, self._points, self._tab, self._higher,
                     self._suit_mask, self._switch, self.params, self._powers, self._seed_key, prices)
         return self._out

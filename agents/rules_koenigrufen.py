@@ -44,7 +44,7 @@ from numba import njit
 from trickenv.agents.base import BatchAgent, byte_rows
 from trickenv.agents.rules_common import mix, one_hot
 from trickenv.decode import card_sets
-from trickenv.engine.kernels import get_bits, popcount, seed_states
+from trickenv.engine.kernels import beats, get_bits, popcount, seed_states
 from trickenv.games.base import GameSpec
 from trickenv.games.koenigrufen import A_ALL_TRICKS, A_CALL, A_HUNDRED, A_MARRIAGE
 
@@ -102,14 +102,6 @@ def _bits(obs, g, off):
 def _suit_bits(s):
     """Bitset of suit ``s``."""
     return ((1 << RANKS) - 1) << (s * RANKS)
-
-
-@njit(inline="always")
-def _beats(c, w, trump, suit, strength):
-    """Whether card ``c`` beats ``w``, the card winning the trick."""
-    if suit[c] == suit[w]:
-        return strength[c] > strength[w]
-    return suit[c] == trump
 
 
 def _none_table() -> np.ndarray:
@@ -373,7 +365,7 @@ def _lead(hand, legal, trump, all_tricks, unseen, pf, hs, h, none, ruff, suit, r
 
 @njit
 def _follow(hand, legal, trump, trick, lead_seat, n_played, unseen, pf, hs, h, none, ruff, suit, rank,
-            strength, points, above):
+            strength, points, above, tab):
     """The card to play to a trick already led: the best expected point swing, net of what the card is worth kept."""
     led = suit[trick[lead_seat]]
     w = trick[lead_seat]
@@ -383,7 +375,7 @@ def _follow(hand, legal, trump, trick, lead_seat, n_played, unseen, pf, hs, h, n
         r = (lead_seat + j) % SEATS
         c = trick[r]
         pts += points[c]
-        if _beats(c, w, trump, suit, strength):
+        if beats(tab, c, w, trump):
             w = c
             w_seat = r
     n_after = SEATS - 1 - n_played
@@ -395,7 +387,7 @@ def _follow(hand, legal, trump, trick, lead_seat, n_played, unseen, pf, hs, h, n
         if not (legal >> c) & 1:
             continue
         p = p_under
-        if _beats(c, w, trump, suit, strength):
+        if beats(tab, c, w, trump):
             p = _p_ours(c, 1.0, led, n_after, trump, unseen, pf, none[led], ruff[led], suit, above)
         v = (2.0 * p - 1.0) * (pts + points[c]) - _keep(c, hand, trump, unseen, suit, rank, strength, points, above)
         v += _jitter(h, c)
@@ -407,7 +399,7 @@ def _follow(hand, legal, trump, trick, lead_seat, n_played, unseen, pf, hs, h, n
 
 @njit(cache=True)
 def _act_kernel(obs, mask, o, full_hand, seed, suit, rank, strength, points, above, pf, hs, trick, none, ruff,
-                out):
+                tab, out):
     """out[g] = the rule-based action for observation row g (see the module docstring)."""
     for g in range(obs.shape[0]):
         hand = _bits(obs, g, o[K_HAND])
@@ -449,7 +441,7 @@ def _act_kernel(obs, mask, o, full_hand, seed, suit, rank, strength, points, abo
         else:
             lead_seat = one_hot(obs, g, o[K_LEADER], SEATS)
             out[g] = _follow(hand, legal, trump, trick, lead_seat, n_played, unseen, pf, hs, h, none, ruff,
-                             suit, rank, strength, points, above)
+                             suit, rank, strength, points, above, tab)
 
 
 class KoenigrufenRules(BatchAgent):
@@ -472,6 +464,7 @@ class KoenigrufenRules(BatchAgent):
         self._suit = sets["suit"].astype(np.int64)
         self._rank = sets["rank"].astype(np.int64)
         self._strength = sets["strength"].astype(np.int64)
+        self._tab = np.ascontiguousarray(spec.tab)  # the engine's card table: who beats whom
         self._points = sets["points"].astype(np.int64)
         # above[c]: the cards of c's suit that beat it (trump and plain order are the same in this game).
         same = self._suit[:, None] == self._suit[None, :]
@@ -491,5 +484,5 @@ class KoenigrufenRules(BatchAgent):
             self._out = np.zeros(obs.shape[0], np.int64)
         _act_kernel(obs, mask, self._o, self._full_hand, self._seed, self._suit, self._rank,
                     self._strength, self._points, self._above, self._pf, self._hs, self._trick, self._none,
-                    self._ruff, self._out)
+                    self._ruff, self._tab, self._out)
         return self._out

@@ -9,17 +9,17 @@ each world:
 - once at most ``solve_tricks`` tricks are left (the endgame), by solving the world:
   every seat plays perfectly with every hand open (the solver's paranoid value);
 - earlier, by playing the rest of the deal out with the ``rollout`` policy (the
-  rule-based agent; in Four Tricks a trained player, ``GameSpec.search_agent_playouts``) *until* the endgame
+  rule-based agent; in Four Tricks a trained player, :mod:`trickenv.agents.search_defaults`) *until* the endgame
   starts, and solving the position reached.
 
 The action with the best mean over the worlds is played; with ``refine`` = k the k best are first
-valued again in fresh worlds (a second look; Four Tricks' default, ``GameSpec.search_agent_refine``).
+valued again in fresh worlds (a second look; Four Tricks' default, ``SearchDefaults.refine``).
 ``inference`` says how the worlds
 are drawn: uniformly (``"none"``), weighted by a card-location model (``"cards"``), or by the
 likelihood of the other seats' moves so far under a policy, replayed in every world
 (``"policy"``, :mod:`trickenv.agents.inference`; with a pool of ``inference_pool x worlds``
 worlds from which ``worlds`` are drawn by weight). The game's default is
-``GameSpec.search_agent_inference`` (Farbwechsel: ``"policy"`` with the shipped player where
+``SearchDefaults.inference`` (Farbwechsel: ``"policy"`` with the shipped player where
 it fits the variant). With ``solve_tricks`` at the
 number of tricks in a deal every world is solved from the start (exact PIMC, as GIB and
 Jack search bridge); the defaults (:data:`SOLVE_TRICKS`) are what measured best within
@@ -38,6 +38,7 @@ from trickenv.agents.card_model import CardModel
 from trickenv.agents.inference import check_policy_inference, history_log_likelihood
 from trickenv.agents.pimc import PIMCAgent, play_until
 from trickenv.agents.policy import shipped_model_path
+from trickenv.agents.search_defaults import search_defaults
 from trickenv.engine.layout import PHASE, PH_PLAY, TO_ACT, TRICK_NO
 from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
@@ -60,20 +61,21 @@ class SearchAgent(PIMCAgent):
 
     ``solve_tricks``: how many tricks before the end the solver takes over (default
     :data:`SOLVE_TRICKS`, capped at the deal's tricks). ``rollout`` (None: the game's
-    ``GameSpec.search_agent_rollout``, in Four Tricks a trained player, the file ``GameSpec.search_agent_playouts``,
+    ``SearchDefaults.rollout`` (:mod:`trickenv.agents.search_defaults`), in Four Tricks a trained player, the
+    file ``SearchDefaults.playouts``,
     where it fits the variant, else ``"rules"``), ``search``,
     ``tiebreak``, ``max_games`` and the state it needs are as for ``pimc``, except that
-    ``search`` defaults to ``GameSpec.search_agent_decisions`` where the game sets it
+    ``search`` defaults to ``SearchDefaults.search_decisions`` where the game sets it
     (Four Tricks with bids: ``"cards"``);
     ``tt_bits`` sizes the solver's transposition table. ``inference`` (None: the game's
-    ``GameSpec.search_agent_inference``), ``inference_strength`` (the weights' exponent),
+    ``SearchDefaults.inference``), ``inference_strength`` (the weights' exponent),
     ``inference_policy`` (an agent name acting from the observation: ``"model"``, ``"rules"``, ``"model:PATH"``;
-    None: the game's ``GameSpec.search_agent_likelihood`` file where it names one, else ``"model"``),
+    None: the game's ``SearchDefaults.likelihood`` file where it names one, else ``"model"``),
     ``inference_epsilon`` (how often a player leaves that policy) and ``inference_pool`` (None: 4 with
     ``"policy"``, else 1) choose the worlds (module docstring). ``refine`` = k > 0 takes a second look:
     the k best actions after the first ``worlds`` worlds are valued again in ``refine_worlds`` (None:
     ``worlds``) fresh worlds, and their values become the mean over all their worlds. ``refine=None``
-    takes the game's ``GameSpec.search_agent_refine`` (k, and where ``refine_worlds`` is None its multiple
+    takes the game's ``SearchDefaults.refine`` (k, and where ``refine_worlds`` is None its multiple
     of ``worlds``) when the playouts are the game's default ones, else no second look.
     """
 
@@ -86,13 +88,14 @@ class SearchAgent(PIMCAgent):
                  inference_policy: str | None = None, inference_epsilon: float = INFERENCE_EPSILON,
                  inference_pool: int | None = None, refine: int | None = None,
                  refine_worlds: int | None = None) -> None:
+        tuning = search_defaults(spec)
         if search is None:
-            search = spec.search_agent_decisions or spec.search_decisions
+            search = tuning.search_decisions or tuning.decisions
         game_rollout, default = rollout is None, None
-        if rollout is None:  # the game's choice (GameSpec.search_agent_rollout) where its player fits the variant
-            rollout = spec.search_agent_rollout
-            if rollout == "model" and spec.search_agent_playouts is not None:  # the player it was measured with
-                rollout = f"model:{shipped_model_path(spec.search_agent_playouts)}"
+        if rollout is None:  # the game's choice (SearchDefaults.rollout) where its player fits the variant
+            rollout = tuning.rollout
+            if rollout == "model" and tuning.playouts is not None:  # the player it was measured with
+                rollout = f"model:{shipped_model_path(tuning.playouts)}"
             default = rollout
             if rollout != "rules":
                 try:
@@ -101,7 +104,7 @@ class SearchAgent(PIMCAgent):
                     rollout = "rules"
         if refine is None:  # the game's second look comes with the game's playouts it was measured with
             measured = game_rollout and rollout == default
-            refine, times = spec.search_agent_refine if measured else (0, 0)
+            refine, times = tuning.refine if measured else (0, 0)
             if refine_worlds is None and refine:
                 refine_worlds = max(1, round(times * worlds))
         super().__init__(spec, seed=seed, worlds=worlds, rollouts=1, rollout=rollout, max_games=max_games,
@@ -114,7 +117,7 @@ class SearchAgent(PIMCAgent):
                              opponents=opponents)
         game_default = inference is None
         if game_default:
-            inference = spec.search_agent_inference
+            inference = tuning.inference
         if inference not in INFERENCE:
             raise ValueError(f"inference must be one of {', '.join(INFERENCE)}, got {inference!r}")
         if inference_pool is None:
@@ -130,9 +133,9 @@ class SearchAgent(PIMCAgent):
         self.inference_epsilon = float(inference_epsilon)
         self.inference_pool = int(inference_pool)
         self.inference_policy = None
-        if inference_policy is None:  # the game's choice (GameSpec.search_agent_likelihood), else its player
-            inference_policy = ("model" if spec.search_agent_likelihood is None
-                                else f"model:{shipped_model_path(spec.search_agent_likelihood)}")
+        if inference_policy is None:  # the game's choice (SearchDefaults.likelihood), else its player
+            inference_policy = ("model" if tuning.likelihood is None
+                                else f"model:{shipped_model_path(tuning.likelihood)}")
         if inference == "policy":
             check_policy_inference(spec)
             try:
@@ -199,10 +202,10 @@ class SearchAgent(PIMCAgent):
             # and their means become the mean over both sets of worlds (the others keep the first look's).
             top = [np.sort(np.argsort(-m, kind="stable")[:self.refine]) for m in means]
             worlds, weights = self._worlds(state, games, seats, look=1)
-            again = self._values(state, games, seats, [a[t] for a, t in zip(legal, top)], worlds, weights,
+            again = self._values(state, games, seats, [a[t] for a, t in zip(legal, top, strict=True)], worlds, weights,
                                  self.refine_worlds)
             share = self.refine_worlds / (self.worlds + self.refine_worlds)
-            for m, t, v in zip(means, top, again):
+            for m, t, v in zip(means, top, again, strict=True):
                 m[t] = (1.0 - share) * m[t] + share * v
         self.decisions += len(games)
         return means

@@ -114,7 +114,7 @@ def summarize(names: Sequence[str], seatings: Sequence[Sequence[int]], table: Ta
             "mean": mean, "ci95": [lo, hi],
             "sd": float(per_deal[:, a].std(ddof=1)) if d > 1 else math.nan,
             "deals": d, "seat_occurrences": int(seats_held[a]) * d,
-            "by_position": [float(s / c) if c else math.nan for s, c in zip(sums, counts)],
+            "by_position": [float(s / c) if c else math.nan for s, c in zip(sums, counts, strict=True)],
             "rates": rates, "rate_counts": rate_counts,
         }
     pairs = []
@@ -142,13 +142,14 @@ def rate_matches(names: Sequence[str], table_means: np.ndarray, present: np.ndar
             scores = [deal[s][a] for a in who]
             ranks = [sum(y > x for y in scores) for x in scores]  # 0 = best; equal scores share a rank
             new = model.rate([[ratings[a]] for a in who], ranks=ranks)
-            for a, team in zip(who, new):
+            for a, team in zip(who, new, strict=True):
                 ratings[a] = team[0]
             matches += 1
     return {
         "model": "openskill PlackettLuce (mu 25, sigma 25/3); ordinal = mu - 3 sigma",
         "matches": matches,
-        "agents": {name: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for name, r in zip(names, ratings)},
+        "agents": {name: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()}
+                   for name, r in zip(names, ratings, strict=True)},
     }
 
 

@@ -89,7 +89,7 @@ class Table:
 class Chunk:
     """The games of one chunk (``deals x seatings``) and the records collected so far.
 
-    Kept outside the play loop (:func:`.evaluation.play_chunk`) so that a KeyboardInterrupt in the
+    Kept outside the play loop (:func:`.play_loop.play_chunk`) so that a KeyboardInterrupt in the
     middle of the chunk loses nothing: :meth:`table` returns the deals whose seatings have all finished.
     """
 

@@ -25,6 +25,8 @@ import numpy as np
 import trickenv
 from trickenv.agents import make_agent
 from trickenv.agents.base import act_rows
+from trickenv.agents.search_defaults import search_defaults
+from trickenv.research.timing import ms_per_decision
 
 VARIANTS = {
     "four_tricks": {"default (48, dealer trump)": {}, "deck=52 (turn_up)": {"deck": 52}, "trump=none": {"trump": "none"},
@@ -67,33 +69,6 @@ def self_play(game: str, options: dict, agent_name: str, batch: int, seconds: fl
     return deals / total, deals / cpu, steps / total, agent_t / total
 
 
-def ms_per_decision(game: str, agent: str, seconds: float, asked: int, options: dict | None = None,
-                    **kwargs) -> float:
-    """Milliseconds per decision of a search agent (``pimc`` or ``search``, default budget unless ``kwargs``
-    say otherwise) when ``asked`` decisions come at once, in positions the rule-based agents reach in the
-    variant ``options``."""
-    spec = trickenv.make_spec(game, **(options or {}))
-    searcher = make_agent(agent, spec, seed=0, **kwargs)
-    rules = make_agent("rules", spec, seed=1)
-    vec = trickenv.make_vec(game, 256, seed=3, **(options or {}))
-    obs, mask, _ = vec.reset()
-    rng = np.random.default_rng(0)
-    spent, count = 0.0, 0
-    searcher.act_batch(obs[:1], mask[:1], state=vec.state, games=np.arange(1))  # compile / load
-    plays = spec.num_tricks * spec.num_players  # about the decisions of a deal
-    while spent < seconds:
-        # Every batch at a random point of the deal: the batch's games move in step (one vec), and without
-        # this a slow agent asked 64 at once would only ever be timed at the first, dearest decisions.
-        for _ in range(int(rng.integers(plays))):
-            obs, mask, *_ = vec.step(rules.act_batch(obs, mask))
-        rows = np.sort(rng.choice(vec.num_envs, size=asked, replace=False))
-        t0 = time.perf_counter()
-        searcher.act_batch(obs[rows], mask[rows], state=vec.state, games=rows)
-        spent += time.perf_counter() - t0
-        count += asked
-    return spent / count * 1e3
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
@@ -128,10 +103,10 @@ def main() -> None:
             rows = [("pimc", "pimc", {}), ("pimc:64", "pimc:64", {}), ("search", "search", {})]
             spec = trickenv.make_spec(game)
             # The smaller budgets where the game's default spends more (docs/agents.md, "What more time buys").
-            if spec.search_agent_refine[0]:
+            if search_defaults(spec).refine[0]:
                 rows.append(("search without the second look", "search",
-                             {"refine": 0, "rollout": spec.search_agent_rollout}))
-            if spec.search_agent_rollout != "rules":
+                             {"refine": 0, "rollout": search_defaults(spec).rollout}))
+            if search_defaults(spec).rollout != "rules":
                 rows.append(("search, rule-based playouts", "search", {"rollout": "rules"}))
             for label, agent, kwargs in rows:
                 for asked in (1, 64):

@@ -15,11 +15,7 @@ Rows (one run, one machine: compare rows of the same run):
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 # The rows' games and agents: a fast evaluation (the overhead shows) and a search (the work dominates).

@@ -32,6 +32,7 @@ import numpy as np
 
 import trickenv
 from trickenv.agents.random_agent import RandomAgent
+from trickenv.research.timing import Clock, bench_vec
 
 # Default variant of each game, and every variant the tests run over (--variants all).
 VARIANTS = {
@@ -43,53 +44,6 @@ VARIANTS = {
 TARGET_BATCHED = {"four_tricks": 20e6, "farbwechsel": 15e6, "koenigrufen": 15e6}
 TARGET_AEC = 150e3
 TARGET_POLICY_NS = 10.0
-
-
-class Clock:
-    """CPU and wall time of the timed sections."""
-
-    def __init__(self) -> None:
-        self.cpu = self.wall = 0.0
-
-    def time(self, fn: Callable, *args):
-        c0, w0 = time.process_time(), time.perf_counter()
-        out = fn(*args)
-        self.cpu += time.process_time() - c0
-        self.wall += time.perf_counter() - w0
-        return out
-
-
-def bench_vec(game: str, options: dict, batch: int, seconds: float, threads: int = 1, kernel: str = "default",
-              records: bool = False) -> tuple[float, float, float, float]:
-    """(env ns/step cpu, wall, policy ns/decision cpu, wall) of random play in the batched env.
-
-    ``kernel``: "default" (``VecEnv.step``) or "bare" (the compiled kernel called directly, without
-    ``VecEnv.step``'s Python).
-    """
-    v = trickenv.make_vec(game, batch, seed=0, threads=threads, **options)
-    agent = RandomAgent(0)
-    obs, mask, player = v.reset()
-    for _ in range(3):  # warm up
-        obs, mask, player, rew, done = v.step(agent.act_batch(obs, mask))
-    step = v.step
-    if kernel == "bare":
-        bound = v._bind()
-        fn, fn_args = bound.call, bound.every
-
-        def step(actions: np.ndarray) -> tuple:
-            np.copyto(v._actions, actions)
-            fn(*fn_args)
-            return v._views
-    env, pol = Clock(), Clock()
-    calls = 0
-    while env.cpu + pol.cpu < seconds or calls < 5:
-        actions = pol.time(agent.act_batch, obs, mask)
-        obs, mask, player, rew, done = env.time(step, actions)
-        if records and v.deal_end.any():
-            env.time(v.deal_records)
-        calls += 1
-    n = calls * batch
-    return env.cpu / n * 1e9, env.wall / n * 1e9, pol.cpu / n * 1e9, pol.wall / n * 1e9
 
 
 def bench_aec(game: str, options: dict, seconds: float) -> tuple[float, float]:
@@ -181,12 +135,15 @@ def main() -> None:
     for game in args.games:
         for options in (VARIANTS[game] if args.variants == "all" else VARIANTS[game][:1]):
             env_c, env_w, pol_c, pol_w = median_runs(
-                lambda: bench_vec(game, options, args.batch, args.seconds), args.repeats)
+                lambda game=game, options=options: bench_vec(game, options, args.batch, args.seconds), args.repeats)
             bare_c, _, _, _ = median_runs(
-                lambda: bench_vec(game, options, args.small_batch, args.seconds, kernel="bare"), args.repeats)
+                lambda game=game, options=options: bench_vec(game, options, args.small_batch, args.seconds,
+                                                           kernel="bare"), args.repeats)
             small_c, _, _, _ = median_runs(
-                lambda: bench_vec(game, options, args.small_batch, args.seconds), args.repeats)
-            aec_c, aec_w = median_runs(lambda: bench_aec(game, options, args.seconds), args.repeats)
+                lambda game=game, options=options: bench_vec(game, options, args.small_batch, args.seconds),
+                args.repeats)
+            aec_c, aec_w = median_runs(lambda game=game, options=options: bench_aec(game, options, args.seconds),
+                                         args.repeats)
             rate = 1e3 / env_c
             goals = [(rate * 1e6 >= TARGET_BATCHED[game], f">= {TARGET_BATCHED[game] / 1e6:.0f}M"),
                      (pol_c <= TARGET_POLICY_NS, f"policy <= {TARGET_POLICY_NS:.0f} ns"),
@@ -208,12 +165,14 @@ def main() -> None:
             for b in args.batches:
                 for k in args.threads:
                     env_c, env_w, pol_c, pol_w = median_runs(
-                        lambda: bench_vec(game, options, b, args.seconds, k), args.repeats)
+                        lambda game=game, options=options, b=b, k=k: bench_vec(game, options, b, args.seconds, k),
+                        args.repeats)
                     ns = env_w if k > 1 else env_c  # CPU time adds up over threads
                     print(f"| {label(game, options)} | batched (obs + mask) | {b} | {k} | {1e9 / ns:,.0f} "
                           f"| {pol_c:.1f} |", flush=True)
                 env_c, _, pol_c, _ = median_runs(
-                    lambda: bench_vec(game, options, b, args.seconds, records=True), args.repeats)
+                    lambda game=game, options=options, b=b: bench_vec(game, options, b, args.seconds, records=True),
+                    args.repeats)
                 print(f"| {label(game, options)} | batched + records | {b} | 1 | {1e9 / env_c:,.0f} "
                       f"| {pol_c:.1f} |", flush=True)
     print()

@@ -55,12 +55,9 @@ import numpy as np
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # PettingZoo's card envs import pygame, which greets on import
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
-
-from bench_envs import bench_vec  # noqa: E402
 
 import trickenv  # noqa: E402
+from trickenv.research.timing import bench_vec  # noqa: E402
 
 DOCS = HERE.parent / "docs" / "performance.md"
 BEGIN, END = "<!-- bench_peers: begin -->", "<!-- bench_peers: end -->"

@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 import trickenv
+from trickenv.agents.search_defaults import search_defaults
 from trickenv.engine.layout import TO_ACT
 from trickenv.solver import Solver, random_endgames
 
@@ -38,7 +39,7 @@ def time_solver(game: str, tricks: int, positions: int, options: dict, budget: f
     v, _ = random_endgames(game, tricks, positions, seed=100 + tricks)
     seats = v.state.s[:, TO_ACT].astype(np.int64)
     Solver(spec, **options).move_values(v.state, [0], seats[:1])  # compile / load
-    solver = Solver(spec, tiebreak=spec.search_tiebreak, **options)
+    solver = Solver(spec, tiebreak=search_defaults(spec).tiebreak, **options)
     done, start = 0, time.perf_counter()
     for g in range(positions):
         solver.move_values(v.state, [g], seats[g:g + 1])

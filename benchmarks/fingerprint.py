@@ -4,7 +4,7 @@
     python benchmarks/fingerprint.py after.json               # in the new one
     python benchmarks/fingerprint.py --compare before.json after.json
 
-For every variant of ``tests/variants.py`` (or ``--games``) it hashes (sha256, dtype and shape
+For every variant of ``trickenv/games/variants.py`` (or ``--games``) it hashes (sha256, dtype and shape
 included): random play through the batched env (observations, masks, players, rewards, done,
 deal ends and every deal record; then a fixed-deal reset of the deals in play and steps with
 ``where``), a larger batch, AEC episodes (observations, masks, rewards, infos), and the actions
@@ -24,11 +24,10 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.variants, run from anywhere
-
-import trickenv  # noqa: E402
-from trickenv.agents import make_agent  # noqa: E402
-from trickenv.agents.base import act_rows  # noqa: E402
+import trickenv
+from trickenv.agents import make_agent
+from trickenv.agents.base import act_rows
+from trickenv.games.variants import VARIANTS
 
 
 class Digest:
@@ -145,8 +144,6 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if diff else 0
     if not args.out:
         ap.error("give OUT.json, or --compare A B")
-    from tests.variants import VARIANTS
-
     result = {}
     for game, options in VARIANTS:
         if args.games and game not in args.games:

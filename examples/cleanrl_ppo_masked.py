@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> dict:
 
         b_obs, b_masks = obs.reshape(-1, obs_size), masks.reshape(-1, num_actions)
         b_actions, b_logprobs = actions.reshape(-1), logprobs.reshape(-1)
-        b_advantages, b_returns, b_values = advantages.reshape(-1), returns_.reshape(-1), values.reshape(-1)
+        b_advantages, b_returns = advantages.reshape(-1), returns_.reshape(-1)
         b_inds = np.arange(batch_size)
         for _ in range(args.update_epochs):
             np.random.shuffle(b_inds)

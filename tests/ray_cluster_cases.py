@@ -17,7 +17,7 @@ import pytest
 ray = pytest.importorskip("ray", reason="the cluster extra (pip install 'trickenv[cluster]'); CI installs it")
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from trickenv.agents import evaluation  # noqa: E402
+from trickenv.agents.progress import Progress  # noqa: E402
 from trickenv.agents.evaluation import evaluate, tournament  # noqa: E402
 
 pytestmark = pytest.mark.cluster
@@ -82,7 +82,7 @@ def test_a_node_lost_mid_run_costs_no_deal(cluster, monkeypatch):
     kw = dict(deals=48, seed=9, chunk=4, progress=False, ratings=False)
     agents = ["pimc:4", "rules", "random"]
     alive = []
-    original = evaluation.Progress.deals
+    original = Progress.deals
 
     def deals(self, k):
         if not alive:
@@ -91,9 +91,9 @@ def test_a_node_lost_mid_run_costs_no_deal(cluster, monkeypatch):
             alive.append(sum(1 for n in ray.nodes() if n["Alive"]))
         original(self, k)
 
-    monkeypatch.setattr(evaluation.Progress, "deals", deals)
+    monkeypatch.setattr(Progress, "deals", deals)
     remote = evaluate("farbwechsel", agents, ray=c.address, **kw)
-    monkeypatch.setattr(evaluation.Progress, "deals", original)
+    monkeypatch.setattr(Progress, "deals", original)
     assert alive == [3, 2], alive
     local = evaluate("farbwechsel", agents, **kw)
     same(local, remote)
@@ -158,7 +158,7 @@ def test_the_training_searches_on_two_nodes_give_the_same_data(cluster, tmp_path
 def test_an_interrupted_ray_run_keeps_and_reports_the_finished_chunks(cluster, monkeypatch):
     """Ctrl-C after the first finished chunk: the tasks not finished are cancelled, the finished deals are kept
     (their scores are the local run's for the same deals) and the results say interrupted."""
-    original = evaluation.Progress.deals
+    original = Progress.deals
     calls = []
 
     def deals(self, k):
@@ -166,10 +166,10 @@ def test_an_interrupted_ray_run_keeps_and_reports_the_finished_chunks(cluster, m
         calls.append(k)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(evaluation.Progress, "deals", deals)
+    monkeypatch.setattr(Progress, "deals", deals)
     kw = dict(deals=40, seed=3, chunk=4, progress=False, ratings=False)
     remote = evaluate("koenigrufen", ["pimc:4", "random"], ray=cluster[0].address, **kw)
-    monkeypatch.setattr(evaluation.Progress, "deals", original)
+    monkeypatch.setattr(Progress, "deals", original)
     assert remote.interrupted and remote.deals == 4 and remote.deals_requested == 40 and calls == [4]
     local = evaluate("koenigrufen", ["pimc:4", "random"], **kw)
     ids = remote.table_data.deal_ids
@@ -194,16 +194,16 @@ def test_agent_objects_travel_to_the_tasks_as_copies(cluster):
 def test_a_journal_continues_an_interrupted_ray_run(cluster, monkeypatch, tmp_path):
     """Ctrl-C after the first finished chunk with a journal: that chunk is on disk; the same call again plays the
     rest on the cluster and gives the local uninterrupted run's results."""
-    original = evaluation.Progress.deals
+    original = Progress.deals
 
     def deals(self, k):
         original(self, k)
         raise KeyboardInterrupt
 
     kw = dict(deals=24, seed=5, chunk=4, progress=False, ratings=False)
-    monkeypatch.setattr(evaluation.Progress, "deals", deals)
+    monkeypatch.setattr(Progress, "deals", deals)
     first = evaluate("four_tricks", ["rules", "random"], ray=cluster[0].address, journal=tmp_path / "j", **kw)
-    monkeypatch.setattr(evaluation.Progress, "deals", original)
+    monkeypatch.setattr(Progress, "deals", original)
     assert first.interrupted and len(list((tmp_path / "j").glob("chunk_*.npz"))) == 1
     again = evaluate("four_tricks", ["rules", "random"], ray=cluster[0].address, journal=tmp_path / "j", **kw)
     local = evaluate("four_tricks", ["rules", "random"], **kw)

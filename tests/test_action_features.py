@@ -108,7 +108,7 @@ def test_a_hand_checked_trick():
     obs[o["trump"][0] + 0] = 1
     obs[o["leader"][0] + leader] = 1
     obs[o["phase"][0] + PH_PLAY] = 1
-    row = spec.action_features(spec, obs[None])[0].reshape(3, spec.deck)
+    row = spec.learning.action_features(spec, obs[None])[0].reshape(3, spec.deck)
     assert row[0, as_] == 1 and row[0, s3] == 0 and row[0, c5] == 1  # A over K; 3 under; the trump over it
     assert row[1, as_] == 0 and row[1, s3] == pytest.approx(9 / 11)  # 4..Q of spades unseen, K and A seen
     assert row[1, c5] == pytest.approx(9 / 11)  # 6..A of clubs unseen
@@ -137,7 +137,9 @@ def test_players_read_the_features_their_file_names():
 
 
 def test_games_without_them_and_unknown_names_are_refused():
-    bare = dataclasses.replace(trickenv.make_spec("farbwechsel"), action_features=None, action_feature_names=())
+    spec = trickenv.make_spec("farbwechsel")
+    bare = dataclasses.replace(spec, learning=dataclasses.replace(spec.learning, action_features=None,
+                                                                  action_feature_names=()))
     with pytest.raises(ValueError, match="farbwechsel has no per-action features"):
         Features(bare, actions=True)
     with pytest.raises(ValueError, match="unknown features 'cards': allowed compact, actions, raw"):

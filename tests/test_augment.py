@@ -1,4 +1,4 @@
-"""Suit relabelling of training rows (training/augment.py, GameSpec.suit_relabel): a Four Tricks deal with its
+"""Suit relabelling of training rows (training/augment.py, GameSpec.learning.suit_relabel): a Four Tricks deal with its
 suits renamed is played the same way, observation for observation; the fits use it only when asked."""
 
 from __future__ import annotations

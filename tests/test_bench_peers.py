@@ -68,7 +68,7 @@ def test_the_policy_is_subtracted(monkeypatch):
     for work in (0.0, 0.05):  # the loop's own CPU time a game, besides its 200 policy calls
         policy = Ticking(list)
 
-        def play_one(p):
+        def play_one(p, work=work):
             for _ in range(200):
                 p(legal)
             now[0] += work

@@ -64,7 +64,7 @@ def test_the_inputs_are_the_reference_at_every_decision(game, options):
     for _ in range(spec.num_tricks * spec.num_players + 12):
         got = card_inputs(spec, obs)
         assert got.shape == (12, spec.deck, len(card_input_names(spec)) - spec.deck - spec.deck // 4 - 2)
-        facts = spec.action_features(spec, obs).reshape(12, -1, spec.deck).transpose(0, 2, 1)
+        facts = spec.learning.action_features(spec, obs).reshape(12, -1, spec.deck).transpose(0, 2, 1)
         np.testing.assert_array_equal(got[:, :, k:], facts)
         for g in range(12):
             if env.state.s[g, PHASE] != PH_PLAY:
@@ -200,7 +200,7 @@ def test_a_run_with_the_head_leaves_its_critic_and_fits_the_actor_as_with_it(tmp
     critic = [{k: p.detach().clone() for k, p in r.model.policy.named_parameters() if "value" in k or "vf" in k}
               for r in runs]
     assert critic[0] and all(torch.equal(critic[0][k], critic[1][k]) for k in critic[0])  # the same seed
-    for r, coef in zip(runs, (0.0, 0.5)):
+    for r, coef in zip(runs, (0.0, 0.5), strict=True):
         behaviour_clone(r.model, data, r.venv.features, epochs=2, seed=1, card_head=r.card_head, value_coef=coef)
     a, b = (dict(r.model.policy.named_parameters()) for r in runs)
     assert all(torch.equal(a[k], b[k]) for k in a if k not in critic[0])
@@ -266,5 +266,6 @@ def test_ppo_trains_the_head_and_the_player_is_the_trained_network(tmp_path):
     assert run.league.snapshots and all(head is not None for *_, head in run.league.snapshots)
     assert [(step, sorted(head)) for step, _, _, head in again.league.snapshots] == \
         [(step, sorted(head)) for step, _, _, head in run.league.snapshots]
-    assert all(np.array_equal(a[3][k], b[3][k]) for a, b in zip(again.league.snapshots, run.league.snapshots)
+    assert all(np.array_equal(a[3][k], b[3][k])
+               for a, b in zip(again.league.snapshots, run.league.snapshots, strict=True)
                for k in a[3])

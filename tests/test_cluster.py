@@ -100,7 +100,7 @@ def test_the_cases_are_found():
 def test_on_a_two_node_cluster(child, case):
     returncode, output, outcomes, logs, died = child
     if died.get(case):
-        warnings.warn(f"{case} was run again in a fresh child: {died[case]}")
+        warnings.warn(f"{case} was run again in a fresh child: {died[case]}", stacklevel=1)
     if case not in outcomes:
         pytest.fail(f"{case} has no result: the child pytest ended with exit code {returncode}\n"
                     f"{tail(output)}\n{logs}\n{died.get(case, '')}")

@@ -38,7 +38,7 @@ def test_same_seed_same_games(game, options):
             trace.append(obs.copy())
             trace.append(rew.copy())
         runs.append(trace)
-    assert all(np.array_equal(a, b) for a, b in zip(*runs))
+    assert all(np.array_equal(a, b) for a, b in zip(*runs, strict=True))
     other = trickenv.make_vec(game, 64, seed=124, **options)
     assert not np.array_equal(other.reset()[0], runs[0][0])
 

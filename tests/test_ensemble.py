@@ -35,9 +35,11 @@ def test_a_file_of_several_networks_plays_the_mean_of_their_logits(tmp_path):
     save_policy(tmp_path / "ens.npz", nets[0], meta, more=[(w, None) for w in nets[1:]])
     loaded, meta2 = load_networks(tmp_path / "ens.npz")
     assert meta2 == {**meta, "networks": 3} and len(loaded) == 3
-    assert all(np.array_equal(a, b) for net, (got, head) in zip(nets, loaded) for (a, _), (b, _) in zip(net, got))
+    assert all(np.array_equal(a, b) for net, (got, head) in zip(nets, loaded, strict=True)
+               for (a, _), (b, _) in zip(net, got, strict=True))
     assert all(head is None for _, head in loaded)
-    assert all(np.array_equal(a, b) for (a, _), (b, _) in zip(nets[0], load_policy(tmp_path / "ens.npz")[0]))
+    assert all(np.array_equal(a, b)
+               for (a, _), (b, _) in zip(nets[0], load_policy(tmp_path / "ens.npz")[0], strict=True))
     # One network alone: the file as before, no "networks" entry, and its player is that network.
     save_policy(tmp_path / "one.npz", nets[0], meta)
     with np.load(tmp_path / "one.npz") as f:

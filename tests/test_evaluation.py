@@ -12,9 +12,11 @@ import pytest
 
 import trickenv
 from trickenv.agents import make_agent, register
-from trickenv.agents.evaluation import (
-    Table, evaluate, make_deals, make_seatings, mean_ci, summarize, t_quantile, unique_names,
-)
+from trickenv.agents.evaluation import evaluate
+from trickenv.agents.lineup import unique_names
+from trickenv.agents.seatings import make_deals, make_seatings
+from trickenv.agents.statistics import mean_ci, summarize, t_quantile
+from trickenv.agents.tables import Table
 from trickenv.cli import main
 from trickenv.engine.layout import TO_ACT
 
@@ -371,7 +373,8 @@ def test_a_journal_refuses_to_continue_with_another_network(tmp_path):
 
 def test_a_journal_is_resumed_from_its_folder_alone(tmp_path):
     """resume_evaluation(DIR) repeats the call that began the journal (Recipes, options, seatings included)."""
-    from trickenv.agents.evaluation import Recipe, resume_evaluation
+    from trickenv.agents.evaluation import resume_evaluation
+    from trickenv.agents.lineup import Recipe
 
     agents = [Recipe("pimc2", "pimc", 5, (("worlds", 2),)), "rules", "random"]
     kw = dict(deals=6, seed=2, chunk=3, options={"num_players": 4}, seatings="all", progress=False, ratings=False)

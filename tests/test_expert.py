@@ -17,6 +17,7 @@ from trickenv.training import Run, TrainConfig  # noqa: E402
 from trickenv.training.bc import demonstrations  # noqa: E402
 from trickenv.privileged import privileged_size  # noqa: E402
 from trickenv.training.expert import label_positions, opponent_seats, parse_opponents  # noqa: E402
+from trickenv.agents.search_defaults import search_defaults
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning")
 
@@ -180,11 +181,11 @@ def test_the_command_line_refuses_bad_expert_flags_clearly(tmp_path, capsys):
 
 
 def time_to_strength():
-    """benchmarks/time_to_strength.py as a module (benchmarks/ is not a package)."""
+    """notebooks/experiments/time_to_strength.py as a module (the experiments are scripts, not a package)."""
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "time_to_strength.py"
+    path = Path(__file__).resolve().parents[1] / "notebooks" / "experiments" / "time_to_strength.py"
     module_spec = importlib.util.spec_from_file_location("time_to_strength", path)
     bench = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(bench)
@@ -231,7 +232,7 @@ def test_the_game_rollout_is_the_search_agents_own_playouts_without_the_second_l
     expert = make_expert(spec, "search", 3, 2, None)  # what --expert-rollout game asks for
     default = make_agent("search", spec, seed=3)
     assert isinstance(expert.policy, PolicyAgent)
-    assert expert.policy.path == shipped_model_path(spec.search_agent_playouts) == default.policy.path
+    assert expert.policy.path == shipped_model_path(search_defaults(spec).playouts) == default.policy.path
     assert expert.refine == 0 and default.refine > 0  # the default search's second look is left out
     # Where the game's search plays out with the rule-based agent, so does the expert.
     fw = make_expert(trickenv.make_spec("farbwechsel"), "search", 3, 2, None)

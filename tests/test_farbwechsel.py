@@ -356,7 +356,7 @@ def test_trump_ten_change_of_trump_flips_the_same_trick():
         assert trump_now(env) == "CSHD".index(first)
         before = list(state(env).s[0, fw.POINTS:fw.POINTS + 3])
         play(env, ["10C", "7D", "KC"], expect_seats=[0, 1, 2])
-        gained = [a - b for a, b in zip(state(env).s[0, fw.POINTS:fw.POINTS + 3], before)]
+        gained = [a - b for a, b in zip(state(env).s[0, fw.POINTS:fw.POINTS + 3], before, strict=True)]
         assert gained == [14 if p == expect_winner else 0 for p in range(3)], first
         assert env.agent_selection == f"player_{expect_winner}"
     # The same two tricks under "skat" (10 > K in every suit): seat 0 wins trick 1 both times.
@@ -472,7 +472,7 @@ def test_rounds_rotate_dealer_and_add_totals():
     info = info_of(env, "player_0")
     assert info["round"] == 1
     assert info["first_trump"] == "S"
-    assert info["totals"] == [a + b for a, b in zip([124, 47, -71], info["scores"])]
+    assert info["totals"] == [a + b for a, b in zip([124, 47, -71], info["scores"], strict=True)]
 
 
 # ------------------------------------------------------------ trump events
@@ -521,7 +521,7 @@ def test_counter_totals_match_infos_over_random_matches():
     total = 0
     for ep in range(3):
         env.reset(seed=ep)
-        for agent in env.agent_iter():
+        for _ in env.agent_iter():
             obs, _, term, trunc, info = env.last()
             if term or trunc:
                 env.step(None)
@@ -626,7 +626,7 @@ def test_random_deals_keep_the_invariants(seed, variant):
     aside = int(state(env).aux[0, 0])
     aside_pts = sum(int(spec.tab[2, c]) for c in range(32) if (aside >> c) & 1)
     assert bin(aside).count("1") == (2 if n == 3 else 0)
-    for agent in env.agent_iter():
+    for _ in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             break

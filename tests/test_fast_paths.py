@@ -90,7 +90,7 @@ def test_kth_bit():
     ks = np.array([rs.integers(0, len(b)) for b in bits], np.int64)
     out = np.zeros(len(xs), np.int64)
     _kth(xs_u, ks, out)
-    assert out.tolist() == [b[k] for b, k in zip(bits, ks)]
+    assert out.tolist() == [b[k] for b, k in zip(bits, ks, strict=True)]
     full = np.full(64, M64, np.uint64)
     _kth(full, np.arange(64), out[:64])
     assert out[:64].tolist() == list(range(64))
@@ -139,10 +139,10 @@ def test_one_and_two_threads_play_the_same(game, options):
         actions = agent.act_batch(None, outs[0][1]).copy()
         where = None if t % 5 else np.arange(150) % 3 != 0
         outs = [e.step(actions, where=where) for e in envs]
-        for a, b in zip(*outs):
+        for a, b in zip(*outs, strict=True):
             assert np.array_equal(a, b)
         assert np.array_equal(envs[0].deal_end, envs[1].deal_end)
-    for a, b in zip(envs[0].state.arrays(), envs[1].state.arrays()):
+    for a, b in zip(envs[0].state.arrays(), envs[1].state.arrays(), strict=True):
         assert np.array_equal(a, b)
 
 
@@ -191,9 +191,9 @@ def test_vec_step_path_follows_replaced_and_copied_state(game, batch, threads):
             actions = agent.act_batch(None, outs[0][1]).copy()
             where = None if t % 3 else np.arange(batch) % 4 != t % 4  # both bound argument tuples
             outs = [e.step(actions, where=where) for e in envs]
-            for a, b in zip(outs[0], outs[1]):
+            for a, b in zip(outs[0], outs[1], strict=True):
                 assert np.array_equal(a, b)
-            for a, b in zip(outs[0], outs[2]):
+            for a, b in zip(outs[0], outs[2], strict=True):
                 assert np.array_equal(a, b)
 
     play(10)
@@ -203,10 +203,10 @@ def test_vec_step_path_follows_replaced_and_copied_state(game, batch, threads):
     envs[2] = copy.deepcopy(original)
     frozen = [a.copy() for a in original.state.arrays()]
     play(60)
-    for a, b in zip(envs[0].state.arrays(), envs[1].state.arrays()):
+    for a, b in zip(envs[0].state.arrays(), envs[1].state.arrays(), strict=True):
         assert np.array_equal(a, b)
     # Stepping went to the new state and the copy only: the replaced state and the original stayed put.
-    for a, b, c in zip(frozen, original.state.arrays(), replaced.arrays()):
+    for a, b, c in zip(frozen, original.state.arrays(), replaced.arrays(), strict=True):
         assert np.array_equal(a, b) and np.array_equal(a, c)
     assert not np.array_equal(frozen[0], envs[0].state.hands)
 
@@ -236,6 +236,6 @@ def test_an_illegal_action_in_one_slice_leaves_every_slice_unchanged():
     actions[140] = int(np.flatnonzero(~mask[140])[0])  # the second slice's game; the first slice is all legal
     with pytest.raises(ValueError, match="1 illegal action"):
         vec.step(actions)
-    for a, b in zip(before[0], vec.state.arrays()):
+    for a, b in zip(before[0], vec.state.arrays(), strict=True):
         assert np.array_equal(a, b)
     assert np.array_equal(before[1], obs) and np.array_equal(before[2], mask)

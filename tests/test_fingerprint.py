@@ -22,7 +22,7 @@ def test_the_same_code_gives_the_same_fingerprint_and_other_play_another(tmp_pat
     changed["four_tricks{}"]["records"] = "0" * 16
     assert fingerprint.differences(a, changed) == ["four_tricks{}: records"]
     paths = [tmp_path / "a.json", tmp_path / "b.json"]
-    for path, value in zip(paths, (a, changed)):
+    for path, value in zip(paths, (a, changed), strict=True):
         path.write_text(json.dumps(value))
     assert fingerprint.main(["--compare", str(paths[0]), str(paths[0])]) == 0
     assert fingerprint.main(["--compare", str(paths[0]), str(paths[1])]) == 1

@@ -219,7 +219,7 @@ def test_random_deals_score_by_the_formula(seed, variant):
     if variant.get("bidding"):
         assert sum(goals) != hand
     expected = [(g + 10 if variant.get("bidding") else 4) if t == g else -abs(t - g)
-                for t, g in zip(info["tricks"], goals)]
+                for t, g in zip(info["tricks"], goals, strict=True)]
     assert info["scores"] == expected
     assert [totals[a] for a in env.possible_agents] == expected
 
@@ -394,7 +394,7 @@ def test_order_enforcing_before_reset():
     with pytest.raises(AttributeError, match="before reset"):
         env.last()
     with pytest.raises(AttributeError, match="before reset"):
-        env.agent_selection
+        _ = env.agent_selection
 
 
 @settings(max_examples=25, deadline=None)

@@ -14,7 +14,9 @@ import trickenv
 from trickenv.agents import make_agent
 from trickenv.cli import main
 from trickenv.games import GAMES
+from trickenv.agents.search_defaults import search_defaults
 from trickenv.games.base import Option, at_least, block_offsets, literal, options_doc, resolve_options
+from trickenv.games.parts import GameLearning, GameText, GameWorlds
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -109,7 +111,7 @@ def test_seat_metrics_and_side_points_of_records(game):
     seats = np.arange(g) % n
     points = spec.side_points(spec, rec, seats)
     assert points.shape == (g,) and points.dtype == np.float32
-    if spec.search_tiebreak == 0:
+    if search_defaults(spec).tiebreak == 0:
         assert np.array_equal(points, rec["points"][np.arange(g), seats])
 
 
@@ -118,7 +120,8 @@ def test_seat_metrics_and_side_points_of_records(game):
 GAME_NAMES = frozenset(GAMES)
 # Where a game's name may stand outside trickenv/games/: (file or folder, the definition it is in) -> why.
 ALLOWED = {
-    ("trickenv/__init__.py", "_ENV_MODULES"): "registry: name -> env module",
+    ("trickenv/envs.py", "ENV_MODULES"): "registry: name -> env module",
+    ("agents/search_defaults.py", "GAMES"): "registry: name -> the search's tuning in that game",
     ("trickenv/__init__.py", "_register_gymnasium.names"): "registry: gymnasium id -> name",
     ("trickenv/gym_env.py", "SingleSeatEnv.__init__"): "the default game of an entry point",
     ("trickenv/gym_env.py", "SeatVectorEnv.__init__"): "the default game of an entry point",
@@ -129,12 +132,11 @@ ALLOWED = {
     ("agents/rules_farbwechsel.py", "FarbwechselRules.__init__"): "a rule agent's guard of its own game",
     ("agents/rules_koenigrufen.py", "KoenigrufenRules.__init__"): "a rule agent's guard of its own game",
     ("agents/", "TOURNAMENT_GAMES"): "registry: the games a tournament plays",
-    ("training/train.py", "DEFAULTS"): "the trainer's per-game settings",
     ("benchmarks/bench_envs.py", "VARIANTS"): "the benchmark's per-game settings",
     ("benchmarks/bench_envs.py", "TARGET_BATCHED"): "the benchmark's per-game settings",
     ("benchmarks/bench_agents.py", "VARIANTS"): "the benchmark's per-game settings",
-    ("benchmarks/search_variants.py", "VARIANTS"): "the benchmark's per-game settings",
-    ("benchmarks/search_noise.py", "GAME"): "the benchmark's default game",
+    ("notebooks/experiments/search_variants.py", "VARIANTS"): "the benchmark's per-game settings",
+    ("notebooks/experiments/search_noise.py", "GAME"): "the benchmark's default game",
     ("benchmarks/bench_cluster.py", "SETTINGS"): "the benchmark's per-game settings",
     ("benchmarks/bench_peers.py", "TRICKENV"): "the benchmark's per-game settings",
 }
@@ -184,9 +186,9 @@ def test_the_scan_finds_a_game_name_test():
 
 
 def test_no_module_outside_the_games_tests_a_game_name():
-    files = [p for top in ("trickenv", "agents", "training", "benchmarks") for p in sorted((ROOT / top).rglob("*.py"))
+    files = [p for top in ("trickenv", "agents", "training", "benchmarks", "notebooks")
+             for p in sorted((ROOT / top).rglob("*.py"))
              if p.relative_to(ROOT).parts[:2] != ("trickenv", "games")]
-    files.append(ROOT / "notebooks" / "research.py")
     found = []
     for path in files:
         rel = path.relative_to(ROOT).as_posix()
@@ -194,3 +196,41 @@ def test_no_module_outside_the_games_tests_a_game_name():
                   if not allowed(rel, where)]
     assert not found, ("a game's name outside trickenv/games/: ask the game's spec (GameSpec) instead\n"
                        + "\n".join(found))
+
+
+# ------------------------------------------------------------------ a game is a package (trickenv/games/__init__.py)
+
+
+def test_the_recipe_for_a_game_matches_the_tree():
+    """Each game is a folder with the modules the recipe of ``trickenv.games`` names, registered where it says."""
+    from trickenv.agents.rules import RULES
+    from trickenv.games.variants import VARIANTS
+
+    doc = importlib.import_module("trickenv.games").__doc__
+    for module in ("rules.py", "text.py", "worlds.py", "solver.py", "__init__.py", "learning.py"):
+        assert f"``{module}``" in doc, module
+    folders = {p.name for p in (ROOT / "trickenv" / "games").iterdir() if (p / "__init__.py").exists()}
+    assert folders == set(GAMES)
+    for game in GAMES:
+        here = ROOT / "trickenv" / "games" / game
+        assert {"rules.py", "text.py", "worlds.py", "solver.py"} <= {p.name for p in here.glob("*.py")}, game
+        package = importlib.import_module(GAMES[game])
+        assert package.__name__ == f"trickenv.games.{game}" and callable(package.make_spec)
+        assert game in RULES and any(g == game for g, _ in VARIANTS)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_spec_is_the_rules_and_its_parts(game):
+    """The spec carries the rules the envs need; the text, what a seat knows and what learners use are its parts,
+    and no field of an agent's or a trainer's tuning is on it."""
+    spec = trickenv.make_spec(game)
+    assert isinstance(spec.text, GameText) and isinstance(spec.worlds, GameWorlds)
+    assert isinstance(spec.learning, GameLearning)
+    fields = set(spec.__dataclass_fields__)
+    assert not {f for f in fields if f.startswith("search") or "model" in f or "rollout" in f}
+
+
+def test_no_module_under_games_names_a_player_file_or_an_agent_default():
+    text = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "trickenv" / "games").rglob("*.py"))
+    for word in (".npz", "_rollout", "_likelihood", "search_agent", "shipped", "models/"):
+        assert word not in text, word

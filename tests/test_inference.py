@@ -14,8 +14,8 @@ from tests.test_sampler import _hide_differently, play_random
 from tests.variants import IDS, VARIANTS
 
 # Single deals of the games that can replay their history from what a seat knows.
-REPLAYABLE = [(g, o, i) for (g, o), i in zip(VARIANTS, IDS)
-              if trickenv.make_spec(g, **o).history_actions is not None
+REPLAYABLE = [(g, o, i) for (g, o), i in zip(VARIANTS, IDS, strict=True)
+              if trickenv.make_spec(g, **o).worlds.history_actions is not None
               and o.get("rounds", 1) == 1 and "win_at" not in o and "target_schedule" not in o]
 EPS = 0.3
 
@@ -150,12 +150,12 @@ def test_policy_inference_refuses_what_it_cannot_do():
 
 
 def test_farbwechsel_search_weighs_worlds_by_the_shipped_player_where_it_fits():
-    """The game's default (GameSpec.search_agent_inference): Farbwechsel's search uses policy inference with the
+    """The game's default (SearchDefaults.inference): Farbwechsel's search uses policy inference with the
     shipped player and a pool of 4; where no shipped player fits the variant the worlds stay unweighted, while
     asking for the model explicitly there is an error."""
     agent = make_agent("search", trickenv.make_spec("farbwechsel"))
     assert (agent.inference, agent.inference_pool, agent.inference_policy.name) == ("policy", 4, "model")
-    # The player the search was measured with (GameSpec.search_agent_likelihood), not the newer shipped one.
+    # The player the search was measured with (SearchDefaults.likelihood), not the newer shipped one.
     assert agent.inference_policy.path.name == "farbwechsel_likelihood.npz"
     assert agent.inference_policy.path != make_agent("model", "farbwechsel").path
     asked = make_agent("search", trickenv.make_spec("farbwechsel"), inference_policy="model")

@@ -13,7 +13,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import trickenv
-from trickenv.gym_env import SeatVectorEnv, SingleSeatEnv
+from trickenv.gym_env import SeatVectorEnv
 from trickenv.single_seat import SeatEnv
 from tests.helpers import random_legal
 

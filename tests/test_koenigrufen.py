@@ -728,7 +728,7 @@ def test_match_rounds_rotate_dealer_and_total():
     finish_lowest_after_call(env)
     pay2, info2 = result(env)
     assert info2["round"] == 1 and info2["caller"] == 1 and info2["dealer"] == 0
-    assert info2["totals"] == [a + b for a, b in zip([1, 1, -1, -1], pay2)]
+    assert info2["totals"] == [a + b for a, b in zip([1, 1, -1, -1], pay2, strict=True)]
     assert env.terminations["player_0"]
 
 
@@ -789,7 +789,7 @@ def test_second_batch_holder_knows_caller_alone_nobody_else_does():
     ex, ey = new_env(x, partner_from="full_hand"), new_env(y, partner_from="full_hand")
     for env in (ex, ey):
         run(env, [call("AH"), c("AC")])
-    assert all(np.array_equal(a, b) for a, b in zip(obs_all(ex), obs_all(ey)))
+    assert all(np.array_equal(a, b) for a, b in zip(obs_all(ex), obs_all(ey), strict=True))
 
 
 def test_call_phase_hides_everyones_second_batch():
@@ -797,7 +797,7 @@ def test_call_phase_hides_everyones_second_batch():
     x = DEAL_B
     y = swap(DEAL_B, (0, 4), (3, 4))
     ex, ey = new_env(x), new_env(y)
-    assert all(np.array_equal(a, b) for a, b in zip(obs_all(ex), obs_all(ey)))
+    assert all(np.array_equal(a, b) for a, b in zip(obs_all(ex), obs_all(ey), strict=True))
     for env in (ex, ey):
         env.step(call("AS"))
     ox, oy = obs_all(ex), obs_all(ey)

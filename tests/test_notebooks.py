@@ -50,15 +50,13 @@ def test_notebook_runs_at_the_small_budget(name, monkeypatch):
         assert plots > 0
 
 
-def test_research_helpers(monkeypatch):
-    """notebooks/research.py: fixed-deal play, rotations, trick replay and the interval helpers."""
+def test_research_helpers():
+    """trickenv.research: fixed-deal play, rotations, trick replay and the interval helpers."""
     import numpy as np
 
     import trickenv
+    from trickenv import research
     from trickenv.agents import make_agent
-
-    monkeypatch.syspath_prepend(str(NOTEBOOKS))
-    import research
 
     spec = trickenv.make_spec("farbwechsel", num_players=4, switch_ranks=("Q", "J"))
     deals, dealers = research.make_deals(spec, 50, seed=5)
@@ -83,16 +81,14 @@ def test_research_helpers(monkeypatch):
     assert research.ratio_ci(np.array([0, 1, 1]), np.array([1, 1, 1]))[1:] == (0.0, 1.0)
 
 
-def test_advice_tools(monkeypatch):
-    """notebooks/research.py: Override plays the base except where the advice applies, advice_test's estimates,
+def test_advice_tools():
+    """trickenv.research: Override plays the base except where the advice applies, advice_test's estimates,
     and the variance decomposition."""
     import numpy as np
 
     import trickenv
+    from trickenv import research
     from trickenv.agents import make_agent
-
-    monkeypatch.syspath_prepend(str(NOTEBOOKS))
-    import research
 
     spec = trickenv.make_spec("four_tricks")
     deals, dealers = research.make_deals(spec, 30, seed=3)
@@ -195,13 +191,12 @@ def test_advice_tools(monkeypatch):
     assert (lo <= est + 1e-12).all() and (est <= hi + 1e-12).all()
 
 
-def test_findings_tools(monkeypatch, tmp_path):
-    """notebooks/research.py: p from an interval, Holm and Benjamini-Hochberg, a findings file and its table."""
+def test_findings_tools(tmp_path):
+    """trickenv.research: p from an interval, Holm and Benjamini-Hochberg, a findings file and its table."""
     import numpy as np
     from scipy.stats import ttest_1samp
 
-    monkeypatch.syspath_prepend(str(NOTEBOOKS))
-    import research
+    from trickenv import research
     from trickenv.agents.statistics import mean_ci
 
     x = np.random.default_rng(3).normal(0.2, 1.0, 500)
@@ -224,15 +219,12 @@ def test_findings_tools(monkeypatch, tmp_path):
 
 
 def test_docs_findings_is_current():
-    """docs/findings.md is the table of notebooks/findings/*.json (python notebooks/research.py findings)."""
-    sys.path.insert(0, str(NOTEBOOKS))
-    try:
-        import research
-    finally:
-        sys.path.remove(str(NOTEBOOKS))
+    """docs/findings.md is the table of notebooks/findings/*.json (python -m trickenv.research findings)."""
+    from trickenv import research
+
     doc = NOTEBOOKS.parent / "docs" / "findings.md"
     assert doc.read_text(encoding="utf-8") == research.findings_markdown(), \
-        "docs/findings.md is stale: run python notebooks/research.py findings"
+        "docs/findings.md is stale: run python -m trickenv.research findings"
 
 
 def test_findings_cover_every_game_with_strong_players():

@@ -125,7 +125,7 @@ def test_same_play_and_end_of_episode_as_pettingzoos_wrapper(game):
             env.reset(seed=seed)
         rng = {id(ours): np.random.default_rng(seed), id(theirs): np.random.default_rng(seed)}
 
-        def play(env):
+        def play(env, episode=episode, rng=rng):
             seen, first_dead = [], True
             for agent in env.agent_iter():
                 obs, reward, term, trunc, info = env.last()

@@ -1,4 +1,5 @@
-"""The installed package: agents/ and training/ install as trickenv.agents and trickenv.training."""
+"""The installed package: agents/ and training/ install as trickenv.agents and trickenv.training; trickenv.research
+imports from a non-editable install."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ def test_wheel_installs_agents_and_training_under_trickenv(tmp_path):
     wheel = next(tmp_path.glob("trickenv-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert "trickenv/agents/__init__.py" in names and "trickenv/training/__init__.py" in names
+    assert "trickenv/research/__init__.py" in names and "trickenv/games/variants.py" in names
     assert not any(n.startswith(("agents/", "training/")) for n in names), "top-level names would clash"
     for page in ("index.html", "app.js", "style.css"):  # trickenv serve's page travels with the package
         assert f"trickenv/web/static/{page}" in names, page
@@ -36,6 +38,10 @@ def test_wheel_installs_agents_and_training_under_trickenv(tmp_path):
         "from trickenv.agents import RandomAgent; "
         "assert 'site-packages' in trickenv.agents.__file__, trickenv.agents.__file__; "
         "import importlib.util as u; assert u.find_spec('agents') is None and u.find_spec('training') is None; "
+        # The research tools import with the base dependencies: the optional ones load only where used.
+        "import trickenv.research, trickenv.research.where_it_loses; "
+        "assert 'site-packages' in trickenv.research.__file__, trickenv.research.__file__; "
+        "heavy = {'matplotlib', 'openskill'} & set(sys.modules); assert not heavy, heavy; "
         "print(trickenv.agents.__file__)"
     )
     out = subprocess.run([str(py), "-c", code], check=True, capture_output=True, text=True, cwd=tmp_path)

@@ -13,7 +13,7 @@ from tests.helpers import play_batched_deals
 from tests.variants import IDS, VARIANTS
 
 SINGLE = [(g, o) for g, o in VARIANTS if o.get("rounds", 1) == 1 and "win_at" not in o and "target_schedule" not in o]
-SINGLE_IDS = [i for (g, o), i in zip(VARIANTS, IDS) if (g, o) in SINGLE]
+SINGLE_IDS = [i for (g, o), i in zip(VARIANTS, IDS, strict=True) if (g, o) in SINGLE]
 
 
 @pytest.mark.parametrize("game,options", SINGLE, ids=SINGLE_IDS)

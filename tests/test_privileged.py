@@ -164,4 +164,4 @@ def test_the_privileged_critics_actor_never_depends_on_the_privileged_columns(tm
     # A resumed run rebuilds the same policy class and keeps the weights.
     again = Run({"steps": 1024}, tmp_path / "run", resume=True, progress=False)
     assert type(again.model.policy).__name__ == "PrivilegedCriticPolicy"
-    assert all(np.array_equal(w, w2) for (w, _), (w2, _) in zip(weights, policy_weights(again.model)))
+    assert all(np.array_equal(w, w2) for (w, _), (w2, _) in zip(weights, policy_weights(again.model), strict=True))

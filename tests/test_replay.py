@@ -12,7 +12,8 @@ from trickenv.agents import make_agent
 from trickenv.agents.base import act_rows
 from trickenv.agents.evaluation import evaluate
 from trickenv.cli import main
-from trickenv.replay import load_json, load_records, record_actions, records_document, replay_frames
+from trickenv.replay import load_json, load_records, record_actions, records_document
+from trickenv.table_replay import replay_frames
 
 from .variants import IDS, VARIANTS
 
@@ -35,10 +36,10 @@ def played_records(game: str, options: dict, games: int = 6, seed: int = 5, agen
 
 def replay_env_record(game: str, options: dict, rec: dict, actions: list[int]) -> dict:
     """Play ``actions`` from the record's deal on a fresh AEC env; the record it writes."""
-    from trickenv.replay import _play_options
+    from trickenv.replay import play_options
 
     spec = trickenv.make_spec(game, **options)
-    env = trickenv.make(game, illegal_action="raise", **_play_options(spec, rec, options)).unwrapped
+    env = trickenv.make(game, illegal_action="raise", **play_options(spec, rec, options)).unwrapped
     env.reset(options={"deal": rec["deal"], "dealer": int(rec["dealer"])})
     for a in actions:
         agent = env.agent_selection

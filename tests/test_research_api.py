@@ -23,7 +23,7 @@ def test_infos_are_stackable_at_every_step(game, options):
     seen: list[dict] = []
     for ep in range(3):
         env.reset(seed=ep)
-        for agent in env.agent_iter():
+        for _ in env.agent_iter():
             obs, _, term, trunc, info = env.last()
             seen.append(info)
             env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
@@ -168,7 +168,7 @@ def test_where_steps_only_the_chosen_games_like_stepping_them_one_by_one(game, o
         e.state.rng[:] = v.state.rng[g]
         singles.append(e)
     obs, mask, _ = v.reset()
-    for g, e in enumerate(singles):
+    for e in singles:
         e.reset(seed=None)
     rng = np.random.default_rng(2)
     for _ in range(150):

@@ -48,7 +48,7 @@ def test_act_on_the_aec_env_equals_act_batch_on_the_same_row(options):
         obs, mask, _ = vec.reset()
         agent = FarbwechselRules(vec.spec, seed=5)
         steps = 0
-        for name in env.agent_iter():
+        for _ in env.agent_iter():
             o, _, term, trunc, _ = env.last()
             if term or trunc:
                 break

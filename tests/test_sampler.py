@@ -20,7 +20,7 @@ from trickenv.sampler import information_state, sample_worlds
 from tests.variants import IDS, VARIANTS
 
 SINGLE = [(g, o) for g, o in VARIANTS if o.get("rounds", 1) in (1, None) and "win_at" not in o]
-SINGLE_IDS = [i for (g, o), i in zip(VARIANTS, IDS) if (g, o) in SINGLE]
+SINGLE_IDS = [i for (g, o), i in zip(VARIANTS, IDS, strict=True) if (g, o) in SINGLE]
 
 
 def bits(x) -> list[int]:
@@ -140,11 +140,11 @@ def test_worlds_depend_only_on_what_the_seat_knows(game, options):
         spec, state = env.spec, env.game
         seat = int(state.s[0, TO_ACT])
         other = _hide_differently(spec, state, seat, rng)
-        changed = not all(np.array_equal(x, y) for x, y in zip(state.arrays(), other.arrays()))
+        changed = not all(np.array_equal(x, y) for x, y in zip(state.arrays(), other.arrays(), strict=True))
         assert changed
         one = sample_worlds(spec, state, np.array([0]), np.array([seat]), 8, seed=9)
         two = sample_worlds(spec, other, np.array([0]), np.array([seat]), 8, seed=9)
-        for x, y in zip(one.arrays(), two.arrays()):
+        for x, y in zip(one.arrays(), two.arrays(), strict=True):
             assert np.array_equal(x, y), "the worlds depend on hidden information"
         # ... while the seat's own cards do matter
         if bits(state.hands[0, seat]):
@@ -186,7 +186,7 @@ def consistent_deals(game, options, env, actions, seat):
 def _check(game, options, env, actions, seat, ref, played, others, groups):
     deal = [None] * env.spec.num_players
     deal[seat] = sorted(bits(env.game.hands[0, seat]) + played[seat])
-    for q, cards_ in zip(others, groups):
+    for q, cards_ in zip(others, groups, strict=True):
         deal[q] = sorted(list(cards_) + played[q])
     ok, _ = replays(game, options, deal, int(env.game.s[0, DEALER]), actions, seat, ref)
     return tuple(tuple(bits(sum(1 << c for c in g))) for g in groups) if ok else None

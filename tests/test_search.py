@@ -10,12 +10,13 @@ from trickenv.agents import SearchAgent, make_agent
 from trickenv.agents.evaluation import evaluate
 from trickenv.engine.layout import TO_ACT, TRICK_NO
 from trickenv.solver import Solver
+from trickenv.agents.search_defaults import search_defaults
 from tests.test_sampler import _hide_differently, play_random
 from tests.helpers import play_batched_deals
 from tests.variants import IDS, VARIANTS
 
 SINGLE = [(g, o) for g, o in VARIANTS if o.get("rounds", 1) == 1 and "win_at" not in o and "target_schedule" not in o]
-SINGLE_IDS = [i for (g, o), i in zip(VARIANTS, IDS) if (g, o) in SINGLE]
+SINGLE_IDS = [i for (g, o), i in zip(VARIANTS, IDS, strict=True) if (g, o) in SINGLE]
 
 
 @pytest.mark.parametrize("game,options", SINGLE, ids=SINGLE_IDS)
@@ -182,19 +183,19 @@ def test_the_search_agent_leaves_four_tricks_bids_to_the_rule_based_agent():
     only; ``pimc`` keeps the game's default, and an explicit ``search=`` still wins."""
     bids = trickenv.make_spec("four_tricks", bidding=True)
     assert SearchAgent(bids, seed=0, worlds=2).search == "cards"
-    assert make_agent("pimc", bids, seed=0).search == bids.search_decisions == "all"
+    assert make_agent("pimc", bids, seed=0).search == search_defaults(bids).decisions == "all"
     assert SearchAgent(bids, seed=0, worlds=2, search="all").search == "all"
     assert SearchAgent(trickenv.make_spec("four_tricks"), seed=0, worlds=2).search == "all"  # the trump choice pays
 
 
 def test_four_tricks_search_plays_out_with_the_shipped_player_where_it_fits():
-    """GameSpec.search_agent_rollout: Four Tricks' default playouts are its shipped player's (measured stronger,
+    """SearchDefaults.rollout: Four Tricks' default playouts are its shipped player's (measured stronger,
     docs/agents.md); a variant the player does not fit, and the other games, keep the rule-based agent's; an
     explicit ``rollout=`` wins."""
     from trickenv.agents.policy import PolicyAgent
 
     default = SearchAgent(trickenv.make_spec("four_tricks"), seed=0, worlds=2)
-    # The player the search was measured with (GameSpec.search_agent_playouts), not whichever is shipped now.
+    # The player the search was measured with (SearchDefaults.playouts), not whichever is shipped now.
     assert isinstance(default.policy, PolicyAgent) and default.policy.path.name == "four_tricks_rollout.npz"
     assert default.refine == 3  # the second look comes with those playouts
     asked = SearchAgent(trickenv.make_spec("four_tricks"), seed=0, worlds=2, rollout="model")
@@ -207,11 +208,11 @@ def test_four_tricks_search_plays_out_with_the_shipped_player_where_it_fits():
 
 
 def test_four_tricks_search_takes_a_second_look_with_its_default_playouts():
-    """GameSpec.search_agent_refine comes with the playouts it was measured with: Four Tricks' default search
+    """SearchDefaults.refine comes with the playouts it was measured with: Four Tricks' default search
     takes its second look (3 moves in twice its worlds more: 64 + 128); other playouts, other variants and
     the other games take none unless asked; explicit values win."""
     spec = trickenv.make_spec("four_tricks")
-    assert spec.search_agent_refine == (3, 2.0)
+    assert search_defaults(spec).refine == (3, 2.0)
     default = SearchAgent(spec, seed=0)
     assert (default.worlds, default.refine, default.refine_worlds) == (64, 3, 128)
     assert (make_agent("search:5", spec).refine, make_agent("search:5", spec).refine_worlds) == (3, 10)

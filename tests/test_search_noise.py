@@ -1,4 +1,4 @@
-"""benchmarks/search_noise.py: the regret of a search setting against a bigger search, on real positions."""
+"""notebooks/experiments/search_noise.py: the regret of a search setting against a bigger search, on real positions."""
 
 import importlib.util
 from pathlib import Path
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location("search_noise", ROOT / "benchmarks" / "search_noise.py")
+spec = importlib.util.spec_from_file_location("search_noise", ROOT / "notebooks" / "experiments" / "search_noise.py")
 search_noise = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(search_noise)
 
@@ -34,5 +34,5 @@ def test_positions_have_a_choice_of_cards():
     import trickenv
 
     deck = trickenv.make_spec("four_tricks").deck
-    for obs, mask, state, rows in search_noise.positions("four_tricks", 2, 3):
+    for _obs, mask, _state, rows in search_noise.positions("four_tricks", 2, 3):
         assert len(rows) == 64 and np.all(mask[:, :deck].sum(axis=1) > 1)

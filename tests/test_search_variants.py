@@ -1,4 +1,4 @@
-"""benchmarks/search_variants.py: one real measurement, the resumed run and its table."""
+"""notebooks/experiments/search_variants.py: one real measurement, the resumed run and its table."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location("search_variants", ROOT / "benchmarks" / "search_variants.py")
+spec = importlib.util.spec_from_file_location("search_variants", ROOT / "notebooks" / "experiments" / "search_variants.py")
 search_variants = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(search_variants)
 

@@ -29,7 +29,7 @@ def test_shipped_model_is_small_and_plays_only_legal_actions(game):
         obs, mask, *_ = v.step(a)
     env = trickenv.make(game, illegal_action="raise")
     env.reset(seed=1)
-    for name in env.agent_iter():
+    for _ in env.agent_iter():
         ob, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else agent.act(ob))
 

@@ -176,7 +176,7 @@ def test_each_opponent_acts_once_per_engine_step_on_all_its_rows():
     rng = np.random.default_rng(0)
     for _ in range(30):
         core.step(random_legal(mask, rng))
-        obs, mask = core._obs, core._mask
+        mask = core._mask
     assert len(steps) > 30
     previous = 0
     for n_calls, per_member in steps:
@@ -245,7 +245,7 @@ def test_same_seed_same_run_with_named_random_opponents():
         return out
 
     a, b = run(), run()
-    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
 
 
 @pytest.mark.parametrize("game", ["four_tricks", "farbwechsel", "koenigrufen"])

@@ -10,6 +10,7 @@ from trickenv.engine.layout import PH_PLAY, PHASE, TO_ACT
 from trickenv.engine.state import State
 from trickenv.games import koenigrufen as kc
 from trickenv.solver import Solver, random_endgames
+from trickenv.agents.search_defaults import search_defaults
 from tests.variants import IDS, VARIANTS
 
 
@@ -70,7 +71,7 @@ def test_solver_equals_brute_force_minimax_on_small_endgames(game, options):
     """Every legal move's value, with the table and merging on and off, against plain minimax, in the last
     2-3 tricks (some positions mid-trick), for a seat to act and for another seat."""
     spec = trickenv.make_spec(game, **options)
-    tiebreak = spec.search_tiebreak
+    tiebreak = search_defaults(spec).tiebreak
     for tricks_left, n in ((2, 6), (3, 3)):
         v, mask = endgames(game, options, tricks_left, n, seed=11 + tricks_left)
         games = np.arange(n)
@@ -84,7 +85,7 @@ def test_solver_equals_brute_force_minimax_on_small_endgames(game, options):
                 assert np.array_equal(np.isnan(got), np.isnan(expected))
                 np.testing.assert_allclose(got[mask], expected[mask], atol=1e-9)
                 best = [np.nanmax(row) if same_side(spec, v.state.s[g], int(me[g]), int(to_act[g]))
-                        else np.nanmin(row) for g, row in zip(games, got)]
+                        else np.nanmin(row) for g, row in zip(games, got, strict=True)]
                 np.testing.assert_allclose(solver.position_values(v.state, games, me), best, atol=1e-9)
 
 
@@ -111,7 +112,7 @@ def brute_force_selfish(spec, state: State, mask: np.ndarray, me: int, tiebreak:
 
 
 @pytest.mark.parametrize("game,options", [v for v in VARIANTS if v[0] != "koenigrufen"],
-                         ids=[i for v, i in zip(VARIANTS, IDS) if v[0] != "koenigrufen"])
+                         ids=[i for v, i in zip(VARIANTS, IDS, strict=True) if v[0] != "koenigrufen"])
 def test_selfish_solver_equals_brute_force_max_n(game, options):
     """``opponents="selfish"`` (every seat for itself) against plain max^n, with and without the table and merging."""
     spec = trickenv.make_spec(game, **options)
@@ -132,7 +133,7 @@ def test_solver_line_plays_out_to_its_value(game):
     deal with exactly the value the solver gave at the start of the endgame."""
     spec = trickenv.make_spec(game)
     v, mask = endgames(game, {}, 4, 8, seed=3)
-    solver = Solver(spec, tiebreak=spec.search_tiebreak)
+    solver = Solver(spec, tiebreak=search_defaults(spec).tiebreak)
     me = np.zeros(8, np.int64)
     start = solver.position_values(v.state, np.arange(8), me)
     state = v.state.copy()
@@ -147,7 +148,7 @@ def test_solver_line_plays_out_to_its_value(game):
             game_state, m, rewards, ended = step_one(spec, game_state, m[0], a)
             if ended:
                 rec = spec.records(spec, game_state, np.array([0]))
-                final[g] = rewards[0] + spec.search_tiebreak * spec.side_points(spec, rec, np.array([0]))[0] / 120
+                final[g] = rewards[0] + search_defaults(spec).tiebreak * spec.side_points(spec, rec, np.array([0]))[0] / 120
                 break
     np.testing.assert_allclose(final, start, atol=1e-6)
 

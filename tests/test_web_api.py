@@ -151,7 +151,7 @@ def test_replay_through_the_api(client):
     assert last["finished"] and last["scores"][-1] == rec["scores"][1].tolist()
     assert [len(h) for h in first["hands"]] == [10, 10, 10] and first["trick_starts"][0] == 0
     for path, message in [(f"/api/replay/{rid}/1/{count}", "step"), (f"/api/replay/{rid}/7/0", "deal 7 is out of range"),
-                          (f"/api/replay/{rid}/1/-1", "step must be a number"), (f"/api/replay/99/0/0", "no replay 99")]:
+                          (f"/api/replay/{rid}/1/-1", "step must be a number"), ("/api/replay/99/0/0", "no replay 99")]:
         r = client.get(path)
         assert r.status_code == 404 and message in r.json()["error"], (path, r.text)
     bad = {k: np.asarray(v[0]).tolist() for k, v in rec.items() if k != "game"}

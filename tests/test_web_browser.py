@@ -244,7 +244,7 @@ def test_replay_a_record_file_step_by_step(server, browser, tmp_path):
     by_id(d, "open-record").click()
     wait(d, lambda: by_id(d, "step-label").get_attribute("data-step") == "0", "the first frame")
     choose(d, "replay-deal", str(k))
-    wait(d, lambda: f"seating" in by_id(d, "replay-status").text and by_id(d, "step-label").text.startswith("step 0"),
+    wait(d, lambda: "seating" in by_id(d, "replay-status").text and by_id(d, "step-label").text.startswith("step 0"),
          "the deal")
     hands = d.find_elements("css selector", "#replay-hands .hand-row")
     assert len(hands) == 3 and all(len(h.find_elements("css selector", ".card")) == 10 for h in hands)

@@ -1,18 +1,11 @@
-"""benchmarks/where_it_loses.py: a player plays part of each deal, a reference the rest."""
-
-import importlib.util
-from pathlib import Path
+"""trickenv.research.where_it_loses: a player plays part of each deal, a reference the rest."""
 
 import numpy as np
 import pytest
 
 import trickenv
 from trickenv.agents import make_agent
-
-ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("where_it_loses", ROOT / "benchmarks" / "where_it_loses.py")
-where = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(where)
+from trickenv.research import where_it_loses as where
 
 
 class Lowest:

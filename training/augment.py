@@ -3,7 +3,7 @@
 Fitting a network to searched labels is short of data, not of network: in Four Tricks a 512 x 512 or a
 three-layer network fits 300,000 expert labels no better on held-out rows than 256 x 256, while half
 the labels fitted with relabelled suits beat all of them fitted without (docs/training.md, "Suit
-relabelling"). Where a game declares ``GameSpec.suit_relabel`` (Four Tricks), a label stays a
+relabelling"). Where a game declares ``GameSpec.learning.suit_relabel`` (Four Tricks), a label stays a
 label when the four suits are renamed throughout its deal; :class:`SuitRelabelling` holds the 24
 renamings as column sources of every array a fit reads, and
 :func:`trickenv.training.bc.behaviour_clone` (``augment=``) fits each epoch to every row under a
@@ -28,11 +28,11 @@ class SuitRelabelling:
     that action ``a`` becomes. Raises ``ValueError`` for a game whose rules tell suits apart."""
 
     def __init__(self, spec: GameSpec) -> None:
-        if spec.suit_relabel is None:
-            raise ValueError(f"{spec.name}: its rules tell the suits apart (no GameSpec.suit_relabel), so its "
+        if spec.learning.suit_relabel is None:
+            raise ValueError(f"{spec.name}: its rules tell the suits apart (no GameSpec.learning.suit_relabel), so its "
                              f"training rows cannot be relabelled")
         self.perms = np.array(list(itertools.permutations(range(4))), np.int64)
-        sources = [spec.suit_relabel(spec, p) for p in self.perms]
+        sources = [spec.learning.suit_relabel(spec, p) for p in self.perms]
         self.obs = np.stack([o for o, _ in sources])
         self.actions = np.stack([a for _, a in sources])
         self.moved = np.argsort(self.actions, axis=1)

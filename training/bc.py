@@ -300,7 +300,7 @@ def in_flushing_thread(fit: Callable[[threading.Event], T]) -> T:
     def run() -> None:
         try:
             if not torch.set_flush_denormal(True):
-                warnings.warn("this CPU cannot flush subnormal floats: the fit runs slower")
+                warnings.warn("this CPU cannot flush subnormal floats: the fit runs slower", stacklevel=1)
             result["value"] = fit(stop)
         except BaseException as e:  # noqa: BLE001 - raised again on the caller's thread
             result["error"] = e

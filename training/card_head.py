@@ -69,7 +69,7 @@ class CardHead(torch.nn.Module):
             return t.detach().cpu().numpy().astype(np.float32).copy()
         values = (np_(self.hidden_in.weight).T, np_(self.hidden_in.bias), np_(self.card_in.weight).T,
                   np_(self.out.weight)[0], np_(self.out.bias)[0])
-        return dict(zip(HEAD_ARRAYS, (np.array(v, np.float32, order="C") for v in values)))
+        return dict(zip(HEAD_ARRAYS, (np.array(v, np.float32, order="C") for v in values), strict=True))
 
 
 class FeatureInputs:
@@ -97,7 +97,7 @@ class FeatureInputs:
             if missing:
                 raise ValueError(f"the features do not keep block {name!r} as it is (missing {missing[0]})")
             self.columns[name] = np.array([column[c] for c in names])
-        facts = len(spec.action_feature_names) * spec.deck
+        facts = len(spec.learning.action_feature_names) * spec.deck
         self.facts = slice(features.size - facts, features.size)
 
     def __call__(self, features: torch.Tensor) -> torch.Tensor:

@@ -17,11 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
-import trickenv
 from trickenv.agents import make_agent
 from trickenv.agents.base import act_rows
 from trickenv.agents.card_model import place_classes, shipped_card_model_path, unseen_cards
 from trickenv.engine.layout import PH_PLAY, PHASE, TO_ACT
+from trickenv.envs import make_vec
+from trickenv.games import GAMES, make_spec
 
 
 def card_data(game: str, samples: int, seed: int = 0, batch: int = 1024,
@@ -29,7 +30,7 @@ def card_data(game: str, samples: int, seed: int = 0, batch: int = 1024,
     """``(obs [N, obs_size] int8, places [N, deck] int8)`` from rule-based self-play: every ``every``-th card-play
     decision of ``batch`` games; ``places`` as :func:`trickenv.agents.card_model.place_classes`, -1 for the cards
     the seat has seen (its own, the played ones)."""
-    vec = trickenv.make_vec(game, batch, seed=seed)
+    vec = make_vec(game, batch, seed=seed)
     spec = vec.spec
     agent = make_agent("rules", spec, seed=seed + 1)
     obs, mask, _ = vec.reset()
@@ -86,7 +87,7 @@ def fit(x: np.ndarray, y: np.ndarray, places: int, epochs: int = 4, batch: int =
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("game", choices=sorted(trickenv.GAMES))
+    ap.add_argument("game", choices=sorted(GAMES))
     ap.add_argument("--samples", type=int, default=300_000, help="decisions to learn from")
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--seed", type=int, default=0)
@@ -94,7 +95,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.samples < 1000 or args.epochs < 1:
         raise SystemExit("card_model: --samples must be at least 1000 and --epochs at least 1")
-    spec = trickenv.make_spec(args.game)
+    spec = make_spec(args.game)
     x, y = card_data(args.game, args.samples, seed=args.seed)
     freq = np.bincount(y[y >= 0].ravel(), minlength=spec.num_players) / max(int((y >= 0).sum()), 1)
     baseline = float(-(freq[freq > 0] * np.log(freq[freq > 0])).sum())  # knowing only how often each place is

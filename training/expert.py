@@ -42,7 +42,7 @@ from trickenv.vector import VecEnv
 
 EXPERTS = ("search", "pimc")
 # Who plays the expert's playouts (``trickenv train --expert-rollout``): an agent, the student of the round, or
-# "game": the expert agent's own default (``GameSpec.search_agent_rollout`` for ``search``), without its second look.
+# "game": the expert agent's own default (``SearchDefaults.rollout`` for ``search``), without its second look.
 EXPERT_ROLLOUTS = ("rules", "random", "student", "game")
 # Who sits beside the student (``trickenv train --expert-opponents``): agent names and their weights, whole numbers;
 # a seat draws each name as often as its weight says. The default is the tables the shipped players learned at.

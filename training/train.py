@@ -1,4 +1,8 @@
-"""Self-play training with sb3-contrib's MaskablePPO on the batched engine: ``trickenv train GAME --out DIR``.
+"""Training a player on the batched engine: ``trickenv train GAME --out DIR``. A run imitates a teacher (the
+rule-based agent, a search agent's moves and values, or a trained player), then may run expert iteration (a
+search labels the student's own positions) and self-play PPO (sb3-contrib's MaskablePPO); any phase can be off.
+Its settings: :class:`~trickenv.training.config.TrainConfig`; the commands that made the shipped players are the
+``shipped`` recipes (:mod:`~trickenv.training.recipes`).
 
 What one run does, top to bottom:
 
@@ -44,7 +48,7 @@ import json
 import shutil
 import time
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -59,88 +63,10 @@ from trickenv.agents.policy import PolicyAgent, load_networks, save_policy
 from trickenv.single_seat import SeatEnv
 from trickenv.training.bc import behaviour_clone, demonstrations, demonstrations_in_parallel, exit_with_parent
 from trickenv.training.augment import SuitRelabelling
-from trickenv.training.expert import EXPERT_ROLLOUTS, EXPERTS, OPPONENTS, check_opponents, label_chunk, opponent_seats
+from trickenv.training.config import RESUME_CHANGES, TrainConfig
+from trickenv.training.expert import EXPERT_ROLLOUTS, EXPERTS, check_opponents, label_chunk, opponent_seats
 from trickenv.training.league import League, Schedule
 from trickenv.training.vec_env import SeatVecEnv
-
-
-@dataclass
-class TrainConfig:
-    """Everything a run needs; ``trickenv train`` fills it from flags and :data:`DEFAULTS`."""
-
-    game: str
-    options: dict[str, Any] = field(default_factory=dict)
-    steps: int = 3_000_000  # learner decisions of self-play PPO
-    num_envs: int = 256
-    n_steps: int = 64  # PPO rollout length per game: n_envs * n_steps decisions per update
-    batch_size: int = 2048
-    epochs: int = 3
-    learning_rate: float = 3e-4
-    net: tuple[int, ...] = (256, 256)
-    features: str = "compact"  # what the network reads: "compact", or "actions" (+ the game's per-card facts)
-    # Units of the per-card head, one network scoring every card from the last hidden layer and the card's own
-    # inputs (trickenv/agents/card_head.py); 0: none. Fitted by imitation (warm start, expert iteration) and
-    # trained on by PPO (which reads its inputs from the features: features "actions").
-    card_head: int = 0
-    gamma: float = 1.0  # a deal is a short episode paid at its end: no discounting
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    bc_samples: int = 1_000_000
-    bc_epochs: int = 3
-    bc_teacher: str = "rules"  # the agent the warm start imitates: "rules", a search ("pimc", "search", with keywords
-    # as on the command line: "search:solve_tricks=2") or a player to distil, "model" or "model:PATH" (training/bc.py)
-    bc_worlds: int = 8  # the search teacher's sampled worlds per decision (bc_teacher "pimc" or "search...")
-    bc_workers: int = 1  # processes searching PIMC demonstrations side by side (one per free core; also the
-    # torch threads of the warm start's fit, which runs alone)
-    bc_temperature: float = 0.0  # > 0: fit PIMC's searched values, softmax(values / T), not only its moves (bc.py)
-    bc_mix: float = 0.0  # share of demonstration seats the rule-based agent plays (the teacher labels all; bc.py)
-    bc_mix_random: float = 0.0  # share of demonstration seats the random agent plays (likewise; at most 1 - bc_mix)
-    # Networks fitted to the same demonstrations, network k from its own seed (seed + k); the player plays the mean
-    # of their logits (an ensemble). Above 1 only for a run of imitation alone (steps 0, no expert iteration).
-    bc_networks: int = 1
-    # Every fit (the warm start's, each expert iteration's) sees each row under a random renaming of the suits, in
-    # a game whose rules treat suits alike (GameSpec.suit_relabel; training/augment.py)
-    augment_suits: bool = False
-    snapshot_every: int = 250_000
-    keep_snapshots: int = 4
-    eval_every: int = 250_000
-    eval_deals: int = 300
-    eval_pimc: bool = False  # each evaluation also plays pimc (time-to-strength against pimc; costs search time)
-    checkpoint_every: int = 100_000
-    seed: int = 0
-    points_bonus: float = 0.0  # reward shaping by side card points (SeatVecEnv); 0: the deal score alone
-    privileged_critic: bool = False  # the value network also reads every hand (training/critic.py); the actor never
-    # Expert iteration after the warm start (training/expert.py): "" (none), "search" or "pimc" labels the student's
-    # own positions with searched values, the student fits every label so far; expert_iterations times.
-    expert: str = ""
-    expert_iterations: int = 3
-    expert_samples: int = 100_000  # labelled student decisions per iteration
-    expert_chunk: int = 10_000  # labels per file: what a kill can lose at most
-    expert_worlds: int = 16  # sampled worlds per searched decision
-    # who plays the expert's playouts: "rules", "random", "student", or "game": the expert agent's own default
-    # (GameSpec.search_agent_rollout: a shipped network in Four Tricks, else the rule-based agent), no second look
-    expert_rollout: str = "rules"
-    # tricks left at which the search expert's solver takes over from its playouts (None: the search agent's
-    # default, 3); 2 labels Four Tricks 1.7x faster and plays level with 3 (docs/training.md)
-    expert_solve_tricks: int | None = None
-    expert_share: float = 0.5  # chance that a seat of a labelling deal is the student's (else the league's)
-    # The league at the labelling tables' other seats: agent names and whole-number weights (training/expert.py)
-    expert_opponents: dict[str, int] = field(default_factory=lambda: dict(OPPONENTS))
-    expert_epochs: int = 2  # epochs of each fit over the labels so far
-    expert_workers: int = 1  # processes labelling chunks side by side (one per free core)
-    # Ray cluster address for the searches (the warm start's bc_workers parts, the expert's label chunks): "" runs
-    # them here, "local" in a Ray instance on this machine (trickenv.cluster). The same jobs, the same data.
-    ray: str = ""
-    env_threads: int = 1  # numba threads of the batched env (docs/training.md: why 1)
-    torch_threads: int = 1  # torch threads of the PPO update
-    schedule: dict[str, float] = field(default_factory=lambda: asdict(Schedule()))
-
-
-# What a resumed run may change: how long it runs and how it is watched and computed, not what it learns.
-# Any other setting that differs from the run's config.json is refused (resumed_config).
-RESUME_CHANGES = ("steps", "expert_iterations", "eval_every", "eval_deals", "checkpoint_every", "env_threads",
-                  "torch_threads", "expert_workers", "ray")
 
 
 def run_config(out: str | Path) -> TrainConfig:
@@ -180,14 +106,6 @@ def resumed_config(out: str | Path, config: TrainConfig | dict[str, Any] | None 
         raise ValueError(f"--resume keeps the run's settings ({Path(out) / 'config.json'}): {said}. A resumed run "
                          f"may change only {', '.join(RESUME_CHANGES)}; start a new --out to train with other settings")
     return dataclasses.replace(saved, **changes)
-
-
-# Per-game defaults (the commands in docs/training.md use them).
-DEFAULTS: dict[str, dict[str, Any]] = {
-    "four_tricks": {},
-    "farbwechsel": {},
-    "koenigrufen": {},
-}
 
 
 def search_teacher(name: str) -> bool:
@@ -553,7 +471,7 @@ class Run:
                                           "fit_seconds": time.perf_counter() - t1, **fit})
             self._expert["iteration"] = i + 1
             # The student after this fit: the next round's student_{i+1}, and, when PPO follows the last
-            # round, the expert-iteration player before PPO (benchmarks/time_to_strength.py compares both).
+            # round, the expert-iteration player before PPO (notebooks/experiments/time_to_strength.py compares both).
             save_policy(folder / f"student_{i + 1}.npz", policy_weights(self.model), self.meta, self.head_arrays())
             self.save()
             row = self.record_eval()
@@ -582,10 +500,10 @@ class Run:
 
             with multiprocessing.get_context("spawn").Pool(self.config.expert_workers,
                                                            initializer=exit_with_parent) as pool:
-                for data, path in zip(pool.imap(_label_job, jobs), paths):
+                for data, path in zip(pool.imap(_label_job, jobs), paths, strict=True):
                     write(data, path)
         else:
-            for job, path in zip(jobs, paths):
+            for job, path in zip(jobs, paths, strict=True):
                 write(label_chunk(*job), path)
 
     def evaluate(self, deals: int, opponents: tuple[str, ...] = ("rules",), seed: int = 12345):

@@ -8,6 +8,7 @@ from typing import Any
 import numba
 
 from trickenv.decode import card_sets, decode, encode
+from trickenv.envs import make, make_vec
 from trickenv.games import GAMES, make_spec
 from trickenv.vector import VecEnv
 
@@ -16,26 +17,6 @@ __all__ = [
     "GAMES", "make", "make_vec", "make_single", "make_spec", "VecEnv", "decode", "encode", "card_sets",
     "four_tricks_v0", "farbwechsel_v0", "koenigrufen_v0",
 ]
-
-_ENV_MODULES = {"four_tricks": "four_tricks_v0", "farbwechsel": "farbwechsel_v0", "koenigrufen": "koenigrufen_v0"}
-
-
-def make(game: str, render_mode: str | None = None, **options: Any):
-    """The AEC env of ``game`` (same as ``trickenv.<game>_v0.env(**options)``).
-
-    Env options beside the game options: ``illegal_action`` (``"penalize"``, the
-    default, or ``"raise"``), ``illegal_reward``, ``dtype`` and ``mask_dtype`` (``"int8"``
-    or ``"float32"``), ``observation_key``, ``mask_key`` (see :class:`trickenv.aec.TrickEnv`).
-    """
-    if game not in _ENV_MODULES:
-        raise ValueError(f"unknown game {game!r}; games are {', '.join(GAMES)}")
-    return importlib.import_module(f"trickenv.{_ENV_MODULES[game]}").env(render_mode=render_mode, **options)
-
-
-def make_vec(game: str, num_envs: int, seed: int | None = None, threads: int = 1, **options: Any) -> VecEnv:
-    """``num_envs`` games of ``game`` stepped together (see :class:`trickenv.vector.VecEnv`)."""
-    return VecEnv(make_spec(game, **options), num_envs, seed=seed, threads=threads)
-
 
 def make_single(game: str, seat: int | str = 0, opponents: Any = ("random",), **options: Any):
     """A gymnasium env of one seat of ``game``; the other seats are played by ``opponents``.

@@ -366,7 +366,7 @@ class TrickEnv(AECEnv):
         if self.render_mode is None:
             warn("You are calling render method without specifying any render mode.")
             return None
-        text = self.spec.render_text(self.spec, self.game, 0)
+        text = self.spec.text.render(self.spec, self.game, 0)
         if self.render_mode == "ansi":
             return text
         print(text + "\n")

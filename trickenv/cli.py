@@ -1,15 +1,15 @@
 """Command line: ``trickenv play GAME`` plays against the agents (``trickenv serve``: in the browser),
 ``trickenv info GAME`` shows its options and spaces,
 ``trickenv eval GAME --agents a,b`` compares agents on duplicate deals, ``trickenv tournament`` runs
-them all in every game, ``trickenv train GAME`` trains a player."""
+them all in every game, ``trickenv train GAME`` trains a player (imitation, expert iteration, PPO)."""
 
 from __future__ import annotations
 
 import argparse
-import ast
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import trickenv
+from trickenv.games.option_text import parse_value  # also importable from here, as it was
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
@@ -21,14 +21,6 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
         key, value = pair.split("=", 1)
         out[key] = parse_value(value)
     return out
-
-
-def parse_value(text: str) -> Any:
-    """An option's value as typed: a Python literal (``52``, ``True``, ``("Q", "J")``) or else the text itself."""
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return text
 
 
 def play(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
@@ -83,7 +75,7 @@ def option_lines(spec: Any) -> list[str]:
     widths = [max(len(r[k]) for r in rows) for k in range(3)]
     out = []
     for k, row in enumerate(rows):
-        out.append("  " + "  ".join(f"{cell:<{w}}" for cell, w in zip(row, widths)) + "  " + row[3])
+        out.append("  " + "  ".join(f"{cell:<{w}}" for cell, w in zip(row[:3], widths, strict=True)) + "  " + row[3])
         if k:
             out += textwrap.wrap(spec.option_table[k - 1].comment, 100, initial_indent=" " * 6,
                                  subsequent_indent=" " * 6, break_on_hyphens=False)
@@ -151,50 +143,78 @@ def tournament(args: argparse.Namespace) -> None:
     print(tournament_table(results))
 
 
-# trickenv train: flags that override fields of trickenv.training.TrainConfig
-TRAIN_FLAGS = {
-    "steps": int, "num_envs": int, "n_steps": int, "batch_size": int, "epochs": int, "learning_rate": float,
-    "ent_coef": float, "bc_samples": int, "bc_epochs": int, "snapshot_every": int, "eval_every": int,
-    "eval_deals": int, "checkpoint_every": int, "seed": int, "env_threads": int, "torch_threads": int,
-    "points_bonus": float, "bc_teacher": str, "bc_worlds": int,
-    "bc_temperature": float, "bc_workers": int, "bc_mix": float, "bc_mix_random": float,
-    "bc_networks": int,
-    "expert": str, "expert_iterations": int, "expert_samples": int, "expert_chunk": int, "expert_worlds": int,
-    "expert_rollout": str, "expert_solve_tricks": int, "expert_share": float, "expert_epochs": int, "expert_workers": int,
-    "net": lambda text: tuple(int(x) for x in text.split(",")), "features": str, "card_head": int,
-    "schedule": lambda text: _parsed(text, "trickenv.training.league", "parse_schedule"),
-    "expert_opponents": lambda text: _parsed(text, "trickenv.training.expert", "parse_opponents"),
-}
+TRAIN_DESCRIPTION = (
+    "Train a player for GAME and write it to DIR/player.npz. A run has up to three phases, each of which a flag\n"
+    "turns off: imitation of a teacher (the rule-based agent, a search agent's moves and values, or a trained\n"
+    "player: --bc-*), expert iteration (a search labels the student's own positions: --expert*) and self-play\n"
+    "PPO against a league of opponents (sb3-contrib's MaskablePPO: --steps). --recipe NAME starts from a named\n"
+    "recipe of settings (--list-recipes); the shipped players are the 'shipped' recipes. Ctrl-C saves a\n"
+    "checkpoint that --resume continues (docs/training.md).")
 
 
-def _parsed(text: str, module: str, parser: str) -> Any:
-    """A flag's value read by ``module.parser`` (imported only when the flag is given: the training modules need
-    torch); argparse shows the message of an ArgumentTypeError (of a ValueError only its type)."""
-    import importlib
-
+def train_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``trickenv train``, generated from the fields of its settings (trickenv.training.config)."""
     try:
-        return getattr(importlib.import_module(module), parser)(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-
-
-def train(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
-    """Self-play training (docs/training.md); Ctrl-C saves a checkpoint that --resume continues."""
-    try:
-        from trickenv.training import DEFAULTS, Run, TrainConfig
+        from trickenv.training.config import TrainCommand, TrainConfig
+        from trickenv.training.flags import add_arguments
     except ImportError as e:
         raise SystemExit(f"trickenv train needs the train extra (pip install 'trickenv[train]'): {e}") from None
-    given = {k: getattr(args, k) for k in (*TRAIN_FLAGS, "privileged_critic", "eval_pimc", "augment_suits", "ray")
-             if getattr(args, k) is not None}
+    add_arguments(parser, TrainConfig)
+    add_arguments(parser, TrainCommand)
+
+
+class CommandParser(argparse.ArgumentParser):
+    """A command's parser whose arguments may be added only when it parses or shows its help (``later``): the
+    arguments of ``trickenv train`` come from trickenv.training, which loads torch, and no other command needs it."""
+
+    def __init__(self, *args: Any, later: Callable[[argparse.ArgumentParser], None] | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._later = later
+
+    def _complete(self) -> None:
+        later, self._later = self._later, None
+        if later is not None:
+            later(self)
+
+    def parse_known_args(self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None):
+        self._complete()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self) -> str:
+        self._complete()
+        return super().format_help()
+
+    def format_usage(self) -> str:
+        self._complete()
+        return super().format_usage()
+
+
+def train(args: argparse.Namespace, options: dict[str, Any], error: Callable[[str], Any]) -> None:
+    """Train a player (docs/training.md): the settings are the recipe's (``--recipe``) with the flags given over
+    them; with ``--resume`` the run's own with the flags given as changes. Ctrl-C saves a checkpoint."""
+    from trickenv.training import Run, TrainConfig
+    from trickenv.training.flags import given
+    from trickenv.training.recipes import recipe, recipe_lines
+
+    if args.list_recipes:
+        for line in recipe_lines(args.game):
+            print(line)
+        return
+    if args.game is None or args.out is None:
+        error("trickenv train needs GAME and --out DIR (or --list-recipes)")
+    game = args.game
     try:
         trickenv.make_spec(game, **options)
+        settings = dict(recipe(game, args.recipe).settings) if args.recipe is not None else {}
+        settings.update(given(args, TrainConfig))  # the flags given override the recipe (and record its name)
+        if options:
+            settings["options"] = options
         if args.resume:
             # The run folder holds the settings; only what the command line says is a change (resumed_config).
-            changes = {"game": game, **({"options": options} if options else {}), **given}
-            run = Run(changes, args.out, resume=True, progress=not args.no_progress)
+            run = Run({"game": game, **settings}, args.out, resume=True, progress=not args.no_progress)
         else:
-            run = Run(TrainConfig(game=game, options=options, **{**DEFAULTS.get(game, {}), **given}), args.out,
-                      progress=not args.no_progress)
+            run = Run(TrainConfig(game=game, **settings), args.out, progress=not args.no_progress)
     except (ValueError, FileNotFoundError, FileExistsError) as e:
         raise SystemExit(f"trickenv train: {e}") from None
     try:
@@ -219,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     announce_compiles()  # a first run's compile wait is said, not silent
     ap = argparse.ArgumentParser(prog="trickenv", description=__doc__)
-    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub = ap.add_subparsers(dest="cmd", required=True, parser_class=CommandParser)
     p = sub.add_parser(
         "play", help="play a game in the terminal against the agents, or watch agents play (--agents)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -280,42 +300,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                    help="run the chunks of deals as Ray tasks on the cluster at ADDRESS (HEAD:PORT; without it: $RAY_ADDRESS or a Ray instance on this machine); the same results as without --ray (the cluster extra)")
     p.add_argument("--json", default=None, metavar="PATH", help="write every game's results as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p = sub.add_parser("train", help="self-play training with MaskablePPO (docs/training.md)")
-    p.add_argument("game", choices=sorted(trickenv.GAMES))
-    p.add_argument("options", nargs="*", help="game options as name=value")
-    p.add_argument("--out", required=True, metavar="DIR", help="run folder: config, logs, checkpoints, player.npz")
-    p.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--privileged-critic", action="store_const", const=True, default=None, dest="privileged_critic",
-                   help="the value network also reads every hand (training only; the player never does)")
-    p.add_argument("--augment-suits", action="store_const", const=True, default=None, dest="augment_suits",
-                   help="fit every row under a random renaming of the suits, where the rules treat suits alike "
-                        "(Four Tricks)")
-    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
-                   help="run the searches (the --bc-workers parts, the expert's label chunks) as Ray tasks on the "
-                        "cluster at ADDRESS (without it: a Ray instance on this machine); the same data (cluster extra)")
-    p.add_argument("--eval-pimc", action="store_const", const=True, default=None, dest="eval_pimc",
-                   help="each evaluation also plays pimc (eval.csv: pimc_diff, for the time-to-strength plot)")
-    for flag, kind in TRAIN_FLAGS.items():
-        p.add_argument(f"--{flag.replace('_', '-')}", type=kind, default=None, dest=flag,
-                       help=f"override the per-game default of {flag}" + {
-                           "net": " (e.g. 256,256)", "features": " (compact, or actions: + the per-card facts)",
-                           "card_head": " (units of a network shared by every card that adds each card's score "
-                                        "to its logit; PPO trains it too, with --features actions; 0: none)",
-                           "bc_mix": " (share of demonstration seats the rule-based agent plays)",
-                           "bc_mix_random": " (share of demonstration seats the random agent plays)",
-                           "bc_networks": " (networks fitted to the same demonstrations, each from its own seed; "
-                                          "the player plays the mean of their logits; needs --steps 0, no --expert)",
-                           "schedule": " (the league's shares per opponent seat, e.g. rules=0.35,random=0.15)",
-                           "expert_opponents": " (who sits beside the student in expert iteration: agent names "
-                                               "and whole-number weights, e.g. rules=3,random=1,pimc=1)",
-                           "bc_teacher": " (rules; a search: pimc, search, or either with its keywords, e.g. "
-                                         "search:solve_tricks=2, playing with --bc-worlds worlds; model or model:PATH)",
-                           "expert_solve_tricks": " (tricks left at which the search expert's solver takes over "
-                                                  "from its playouts; default: the search agent's, 3)",
-                           "expert_rollout": " (who plays the expert's playouts: rules, random, student, or game: "
-                                             "as the expert agent does by default, without its second look)"
-                       }.get(flag, ""))
+    sub.add_parser("train", help="train a player: imitation of a teacher or search, expert iteration, PPO "
+                                 "(docs/training.md)", description=TRAIN_DESCRIPTION,
+                   formatter_class=argparse.RawDescriptionHelpFormatter, later=train_arguments)
     # Game options (name=value) may stand anywhere on the line, also after flags, e.g.
     # `trickenv play farbwechsel --seed 1 num_players=4`: argparse leaves those to us.
     args, rest = ap.parse_known_args(argv)
@@ -341,7 +328,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     elif args.cmd == "eval":
         evaluate(args.game, args, options)
     elif args.cmd == "train":
-        train(args.game, args, options)
+        train(args, options, sub.choices["train"].error)
     else:
         info(args.game, options)
 

@@ -9,7 +9,7 @@
 a list of lines (:func:`play`, :func:`watch` are the two entry points). The
 person sees only what their seat may know: their own hand, the cards played,
 trump and its changes, scores, and each game's public facts (the table is the
-game's ``render_text`` at the person's turn, where the hand shown is theirs).
+game's ``text.render`` at the person's turn, where the hand shown is theirs).
 """
 
 from __future__ import annotations
@@ -23,15 +23,14 @@ import trickenv
 from trickenv import cards
 from trickenv.decode import decode
 from trickenv.engine.layout import (
-    DEALER, LEADER, PH_BID, PH_CALL, PH_PLAY, PH_TRUMP, PHASE, POINTS, TAB_POINTS, TRICK, TRICK_LEN, TRICK_NO,
+    DEALER, LEADER, PH_PLAY, PHASE, POINTS, TAB_POINTS, TRICK, TRICK_LEN, TRICK_NO,
     TRICKS, TRUMP,
 )
-from trickenv.render import hand_text
+from trickenv.games.options import MATCH_OPTIONS  # noqa: F401  (re-exported)
+from trickenv.games.table_text import hand_text
 
 QUIT = ("quit", "exit", "q")
 HELP = ("help", "?", "h", "moves")
-# Options that make one episode a match of several deals (then --deals stays 1).
-MATCH_OPTIONS = ("rounds", "win_at", "target_schedule")
 HINT = ("Type a move's number, a card such as QH or 10S, a name such as 'clubs', 'bid 4' or 'call AH', "
         "'help' or 'quit'.")
 InputSource = Union[Callable[[str], str], TextIO, Iterable[str], None]
@@ -311,16 +310,14 @@ class Table:
         moves = self.moves(obs["action_mask"])
         if action in moves:
             return f"{self.action_text(int(action))} is legal"
-        if action < spec.deck:
-            return self._card_reason(int(action), moves, p)
-        return self._action_reason(int(action), p, obs) + f"; legal: {self._legal_text(moves)}"
+        return self._why_not(int(action), moves, p)
 
     def view(self, reveal: bool = False) -> dict[str, Any]:
         """The table now as plain data (JSON-ready), for a page that draws it (trickenv.web).
 
         Without ``reveal`` it holds only what the person's seat may know, as the terminal shows it: their
         hand, the cards played, trump, tricks, points and scores, and the game's public facts (the first
-        line of its ``render_text``: the call, the partner once revealed, declarations, bids); at their turn
+        line of its ``text.render``: the call, the partner once revealed, declarations, bids); at their turn
         also the legal moves and their private notes. ``reveal`` adds every hand (a replay, a spectator).
         """
         spec, game = self.spec, self.env.game
@@ -349,7 +346,7 @@ class Table:
             "to_act": p,
             "you": self.human,
             "your_turn": your_turn,
-            "facts": spec.render_text(spec, game, 0).splitlines()[0].split("  |  ")[1:],
+            "facts": spec.text.render(spec, game, 0).splitlines()[0].split("  |  ")[1:],
             "scores": [[int(x) for x in row] for row in self.scores],
             "finished": self.finished,
             "quit": self.quit,
@@ -360,8 +357,8 @@ class Table:
             legal = mask if your_turn else np.zeros_like(mask)
             out["hand"] = [{**self._card_view(c), "legal": bool(legal[c])} for c in self._hand(self.human)]
             out["moves"] = [{"action": a, "text": self.action_text(a)} for a in self.moves(legal) if a >= deck]
-            out["notes"] = (list(spec.turn_notes(spec, decode(spec, obs["observation"])))
-                            if your_turn and spec.turn_notes is not None else [])
+            out["notes"] = (list(spec.text.turn_notes(spec, decode(spec, obs["observation"])))
+                            if your_turn and spec.text.turn_notes is not None else [])
         if reveal:
             out["hands"] = [[self._card_view(c) for c in self._hand(q)] for q in range(n)]
         return out
@@ -456,8 +453,8 @@ class Table:
                      f"{self.card(e['card'])}); {_suit(new)} is trump from trick {e['trick'] + 2} ***")
         if not deal_end and not events and s[TRUMP] != before[TRUMP] and s[TRUMP] >= 0:
             self.say(f"   trump is {_suit(int(s[TRUMP]))}")
-        if spec.play_news is not None and not deal_end:  # the game's public news (King Calling: the sides)
-            for text in spec.play_news(spec, env.game, 0, before, self):
+        if spec.text.play_news is not None and not deal_end:  # the game's public news (King Calling: the sides)
+            for text in spec.text.play_news(spec, env.game, 0, before, self):
                 self.say(f"   {text}")
 
     # --------------------------------------------------------------- the person
@@ -473,9 +470,9 @@ class Table:
         """The table from the person's seat, their private status, and the numbered legal moves."""
         spec = self.spec
         self.say(f"\n--- your turn (P{p}) ---")
-        self.say(spec.render_text(spec, self.env.game, 0))
-        if spec.turn_notes is not None:  # what the person knows privately (King Calling: their side)
-            for text in spec.turn_notes(spec, decode(spec, obs["observation"])):
+        self.say(spec.text.render(spec, self.env.game, 0))
+        if spec.text.turn_notes is not None:  # what the person knows privately (King Calling: their side)
+            for text in spec.text.turn_notes(spec, decode(spec, obs["observation"])):
                 self.say(text)
         if self._planned != 1 and self.scores:
             total = np.sum(self.scores, axis=0)
@@ -541,10 +538,10 @@ class Table:
                 return c
             for a in legal_names.get(f"card:{c}", []):
                 return a
-            raise ValueError(self._card_reason(c, moves, p))
+            raise ValueError(self._why_not(c, moves, p))
         other = self._aliases(range(spec.deck, spec.num_actions))
         if key in other:
-            raise ValueError(self._action_reason(other[key][0], p, obs) + f"; legal: {self._legal_text(moves)}")
+            raise ValueError(self._why_not(other[key][0], moves, p))
         named = [a for a in moves if a >= spec.deck]
         example = f", a name such as {spec.action_str(named[0])!r}" if named else ""
         raise ValueError(f"cannot read {key!r}: type a number 1..{len(moves)}, a card such as QH or 10S"
@@ -580,65 +577,10 @@ class Table:
         shown = [self.action_text(a) for a in moves[:12]]
         return " ".join(shown) + (" ..." if len(moves) > 12 else "")
 
-    def _card_reason(self, c: int, moves: list[int], p: int) -> str:
-        """Why card ``c`` cannot be played now."""
-        spec, s = self.spec, self.env.game.s[0]
-        deck, sym = spec.deck, self.card(c)
-        if not (int(self.env.game.hands[0, p]) >> c) & 1:
-            return f"you do not hold {sym}"
-        phase = int(s[PHASE])
+    def _why_not(self, a: int, moves: list[int], p: int) -> str:
+        """Why action ``a`` is not legal for seat ``p`` now: the game's own rules say it (``GameText.illegal_reason``)."""
         legal = f"; legal: {self._legal_text(moves)}"
-        if phase == PH_TRUMP:
-            return f"choose trump first, before any card is played{legal}"
-        if phase == PH_BID:
-            return f"bid first (e.g. 'bid 4'), cards are played after the bidding{legal}"
-        if phase == PH_CALL:
-            return f"call a card first{legal}"
-        cards_legal = [a for a in moves if a < deck]
-        if not cards_legal or s[TRICK_LEN] == 0:
-            return f"{sym} cannot be played now{legal}"
-        suit, led, trump = cards.suit_of(c, deck), cards.suit_of(int(s[TRICK]), deck), int(s[TRUMP])
-        suits = {cards.suit_of(a, deck) for a in cards_legal}
-        sym_led = cards.SUIT_SYMBOLS[led]
-        if suit != led and led in suits:
-            return f"you must follow suit: {sym_led} was led and you hold {sym_led}{legal}"
-        if suit == led:
-            return f"you must beat the card winning the trick if you can: play a higher {sym_led}{legal}"
-        if trump >= 0 and suits == {trump} and suit != trump:
-            return f"you have no {sym_led}, so you must play a trump ({cards.SUIT_SYMBOLS[trump]}){legal}"
-        if suit == trump:
-            return f"you must play a higher trump than the one winning the trick{legal}"
-        return f"{sym} cannot be played now{legal}"
-
-    def _action_reason(self, a: int, p: int, obs: dict[str, np.ndarray]) -> str:
-        """Why the non-card action ``a`` is not possible now."""
-        spec, s = self.spec, self.env.game.s[0]
-        name = spec.action_str(a)
-        word = name.split()[0]
-        phase = int(s[PHASE])
-        if word == "trump":
-            return "trump is chosen by the dealer before play" if phase != PH_TRUMP else f"{name} is not possible"
-        if word == "bid":
-            if phase != PH_BID:
-                return "bids are made after trump is fixed and before play"
-            k = int(name.split()[1])
-            bids = decode(spec, obs["observation"])["bids"]
-            if p == int(s[DEALER]) and int(bids[bids >= 0].sum()) + k == spec.num_tricks:
-                return (f"the dealer may not bid {k}: the bids would add up to the {spec.num_tricks} tricks")
-            return f"{name} is not possible now"
-        if word == "call":
-            return "only the caller calls a card, before play"
-        if phase != PH_PLAY or int(s[TRICK_NO]) > 0:
-            return "declarations are made only in the first trick, on your turn, before your card"
-        if word == "marriage":
-            suit = cards.SUIT_NAMES.index(name.split()[1])
-            r = cards.num_ranks(spec.deck)
-            king, queen = suit * r + r - 2, suit * r + r - 3
-            hand = int(self.env.game.hands[0, p])
-            if not ((hand >> king) & 1 and (hand >> queen) & 1):
-                return f"a marriage in {_suit(suit)} needs its K and O (Q) in your hand"
-            return f"you declared the marriage in {_suit(suit)} already"
-        return f"{name} is not possible: only one hundred or all tricks may be declared in a deal"
+        return self.spec.text.illegal_reason(self.spec, self.env.game, 0, p, int(a), moves, self, legal)
 
     # ----------------------------------------------------------------- results
     def _deal_over(self, info: dict[str, Any]) -> None:
@@ -665,9 +607,9 @@ class Table:
 
     def _facts(self, info: dict[str, Any]) -> list[str]:
         """The game's own facts of a finished deal (from its record, docs/records.md)."""
-        if self.spec.deal_facts is None:
+        if self.spec.text.deal_facts is None:
             return []
-        return self.spec.deal_facts(self.spec, info, self)
+        return self.spec.text.deal_facts(self.spec, info, self)
 
     def _summary(self) -> dict[str, Any]:
         """Print the deals' scores and totals and who leads; return them."""

@@ -12,7 +12,7 @@ The vector for seat ``p`` of one game, ``int8`` 0/1 like the normal observation,
   ``p`` first and then clockwise (relative seats, like the normal observation);
 - ``undealt``: ``deck`` bits, the cards dealt to no seat (Four Tricks' rest and
   turned-up card, King Calling's talon);
-- then the game's own block, ``GameSpec.privileged_extra`` (King Calling: the
+- then the game's own block, ``GameSpec.learning.privileged_extra`` (King Calling: the
   second batch each seat is still to get, and the partner), ``privileged_extra_size``
   numbers; a game without hidden facts beyond the cards has none.
 
@@ -23,33 +23,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from trickenv.engine.bitsets import card_bits, relative_seats  # noqa: F401  (re-exported)
 from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
 
 
 def privileged_size(spec: GameSpec) -> int:
     """Length of one privileged observation of ``spec``."""
-    return (spec.num_players + 1) * spec.deck + spec.privileged_extra_size
+    return (spec.num_players + 1) * spec.deck + spec.learning.privileged_extra_size
 
 
 def privileged_blocks(spec: GameSpec) -> dict[str, tuple[int, int]]:
     """``{block: (offset, size)}`` of the privileged observation (module docstring)."""
     n, d = spec.num_players, spec.deck
     out = {"hands": (0, n * d), "undealt": (n * d, d)}
-    if spec.privileged_extra_size:
-        out["game"] = ((n + 1) * d, spec.privileged_extra_size)
+    if spec.learning.privileged_extra_size:
+        out["game"] = ((n + 1) * d, spec.learning.privileged_extra_size)
     return out
-
-
-def card_bits(sets: np.ndarray, deck: int) -> np.ndarray:
-    """``uint64`` card bitsets ``[...]`` as ``int8`` bits ``[..., deck]``."""
-    shifts = np.arange(deck, dtype=np.uint64)
-    return ((np.asarray(sets, np.uint64)[..., None] >> shifts) & np.uint64(1)).astype(np.int8)
-
-
-def relative_seats(seats: np.ndarray, num_players: int) -> np.ndarray:
-    """``[len(seats), num_players]``: the absolute seat of relative seat k (0 = the seat, then clockwise)."""
-    return (np.asarray(seats, np.int64)[:, None] + np.arange(num_players)[None, :]) % num_players
 
 
 def privileged_obs(spec: GameSpec, state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -67,19 +57,19 @@ def privileged_obs(spec: GameSpec, state: State, games: np.ndarray, seats: np.nd
     held = state.hands[games[:, None], order]
     out[:, :n * d] = card_bits(held, d).reshape(len(games), n * d)
     out[:, n * d:(n + 1) * d] = card_bits(state.aux[games, 0], d)
-    if spec.privileged_extra_size:
-        extra = spec.privileged_extra(spec, state, games, seats)
-        if extra.shape != (len(games), spec.privileged_extra_size):
+    if spec.learning.privileged_extra_size:
+        extra = spec.learning.privileged_extra(spec, state, games, seats)
+        if extra.shape != (len(games), spec.learning.privileged_extra_size):
             raise RuntimeError(f"{spec.name}: privileged_extra gave {extra.shape}, expected "
-                               f"{(len(games), spec.privileged_extra_size)}")
+                               f"{(len(games), spec.learning.privileged_extra_size)}")
         out[:, (n + 1) * d:] = extra
     return out
 
 
 def privileged_relabel(spec: GameSpec, card_src: np.ndarray) -> np.ndarray:
     """Column sources of the privileged observation of a deal whose card ``card_src[c]`` is renamed ``c``
-    (a suit relabelling, ``GameSpec.suit_relabel``): the relabelled rows are ``privileged[..., sources]``."""
-    if spec.privileged_extra_size:
+    (a suit relabelling, ``GameSpec.learning.suit_relabel``): the relabelled rows are ``privileged[..., sources]``."""
+    if spec.learning.privileged_extra_size:
         raise ValueError(f"{spec.name}: its own privileged block (privileged_extra) has no card relabelling")
     d = spec.deck
     card_src = np.asarray(card_src, np.int64)

@@ -6,35 +6,33 @@ declared, the bids, the call and the declarations). :func:`record_actions`
 turns it back into the deal's actions by driving the real engine: at each
 decision the card is the one the acting seat played in the current trick, and a
 decision that is not a card (trump, a bid, the call, a declaration) is the
-game's to read from its record (``GameSpec.record_action``). The replay ends
+game's to read from its record (``GameSpec.worlds.record_action``). The replay ends
 with the record the engine writes, which must equal the record given in every
-field of the deal (:func:`replay_frames` checks it), so a record that the rules
+field of the deal (:func:`check_same`), so a record that the rules
 cannot produce is refused with the field that differs, never drawn wrongly.
 
 :func:`load_records` reads what users have: the file of ``trickenv eval ...
 --records FILE`` (:func:`records_document`), one record (an AEC env's info,
 with the arrays as lists), a list of them, or the columns of
 ``vec.deal_records()`` (each value a list with one entry per game).
-:func:`replay_frames` plays one record on a :class:`trickenv.play.Table` (the
-terminal's narration and view) and returns one frame per step with every hand
-face up.
+:func:`trickenv.table_replay.replay_frames` plays one record on the terminal's table.
 """
 
 from __future__ import annotations
 
-import io
 import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 
-import trickenv
-from trickenv.engine.layout import PHASE, PH_PLAY, TO_ACT, TRICK_NO
+from trickenv.engine.layout import PH_PLAY, PHASE, TO_ACT, TRICK_NO
+from trickenv.envs import make
+from trickenv.games import GAMES, make_spec
 from trickenv.games.base import GameSpec
-from trickenv.play import MATCH_OPTIONS  # options that make a match of several deals
+from trickenv.games.options import MATCH_OPTIONS
 
-__all__ = ["RecordSet", "load_records", "record_actions", "replay_frames", "records_document", "FORMAT"]
+__all__ = ["RecordSet", "load_records", "record_actions", "records_document", "FORMAT"]
 
 FORMAT = "trickenv-records"  # the "format" of a records file (trickenv eval --records)
 # Fields every record must have to be replayed (docs/records.md).
@@ -90,9 +88,9 @@ def load_records(data: Any, game: str | None = None, options: dict[str, Any] | N
             options = data["options"]
         data = data["records"] if "records" in data else [data["record"]]
     if game is None:
-        raise ValueError("the records do not say their game: choose one of " + ", ".join(trickenv.GAMES))
-    if game not in trickenv.GAMES:
-        raise ValueError(f"unknown game {game!r}; games are {', '.join(trickenv.GAMES)}")
+        raise ValueError("the records do not say their game: choose one of " + ", ".join(GAMES))
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; games are {', '.join(GAMES)}")
     options = {k: v for k, v in dict(options or {}).items() if k not in MATCH_OPTIONS}
     if isinstance(data, dict):
         data = _rows(data)
@@ -101,7 +99,7 @@ def load_records(data: Any, game: str | None = None, options: dict[str, Any] | N
                          "a list of records or a records file")
     if len(data) > MAX_RECORDS:
         raise ValueError(f"{len(data)} records: at most {MAX_RECORDS:,} can be opened at once")
-    base = trickenv.make_spec(game, **_tuples(options))  # ValueError names a wrong option
+    base = make_spec(game, **_tuples(options))  # ValueError names a wrong option
     records, seats, labels = [], [], []
     for i, row in enumerate(data):
         if not isinstance(row, dict):
@@ -179,20 +177,21 @@ def _arrays(spec: GameSpec, row: dict[str, Any], i: int) -> dict[str, np.ndarray
     return out
 
 
-def _play_options(spec: GameSpec, rec: dict[str, np.ndarray], options: dict[str, Any]) -> dict[str, Any]:
+def play_options(spec: GameSpec, rec: dict[str, np.ndarray], options: dict[str, Any]) -> dict[str, Any]:
     """The options that play the record's deal alone (a deal of a match: the game's ``record_options``)."""
     out = {k: v for k, v in options.items() if k not in MATCH_OPTIONS}
-    if spec.record_options is not None:
-        out.update(spec.record_options(spec, rec))
+    if spec.worlds.record_options is not None:
+        out.update(spec.worlds.record_options(spec, rec))
     return _tuples(out)
 
 
 def record_actions(game: str, rec: dict[str, np.ndarray], options: dict[str, Any] | None = None) -> list[int]:
     """The actions of the deal in ``rec``, in order, found by stepping the engine (see the module doc);
-    ValueError where the record leaves the rules (:func:`check_same` is not applied: see replay_frames)."""
+    ValueError where the record leaves the rules (:func:`check_same` is not applied here:
+    :func:`trickenv.table_replay.replay_frames` applies it)."""
     options = dict(options or {})
-    spec = trickenv.make_spec(game, **_tuples(options))
-    env = trickenv.make(game, illegal_action="raise", **_play_options(spec, rec, options)).unwrapped
+    spec = make_spec(game, **_tuples(options))
+    env = make(game, illegal_action="raise", **play_options(spec, rec, options)).unwrapped
     env.reset(options={"deal": rec["deal"], "dealer": int(rec["dealer"])})
 
     def step(a: int) -> dict[str, Any]:
@@ -200,10 +199,10 @@ def record_actions(game: str, rec: dict[str, np.ndarray], options: dict[str, Any
         env.step(a)
         return env.infos[agent]
 
-    return _replay(env.spec, rec, env, step)[0]
+    return replay_record(env.spec, rec, env, step)[0]
 
 
-def _replay(spec: GameSpec, rec: dict[str, np.ndarray], env: Any,
+def replay_record(spec: GameSpec, rec: dict[str, np.ndarray], env: Any,
             step: Any) -> tuple[list[int], dict[str, np.ndarray]]:
     """Step the record's deal in ``env`` (an AEC env at the deal's start) with ``step(action) -> info``;
     return the actions and the record the engine wrote. ValueError where the record leaves the rules."""
@@ -212,7 +211,7 @@ def _replay(spec: GameSpec, rec: dict[str, np.ndarray], env: Any,
     for _ in range(limit):
         s = env.game.s[0]
         seat = int(s[TO_ACT])
-        a = spec.record_action(spec, rec, env.game, 0) if spec.record_action is not None else None
+        a = spec.worlds.record_action(spec, rec, env.game, 0) if spec.worlds.record_action is not None else None
         if a is None:
             if int(s[PHASE]) != PH_PLAY:
                 raise ValueError(f"the record has no decision for phase {spec.phase_name(int(s[PHASE]))} "
@@ -246,43 +245,6 @@ def check_same(rec: dict[str, np.ndarray], replayed: dict[str, np.ndarray]) -> N
         if value.shape != mine.shape or not np.array_equal(value.astype(np.int64), mine.astype(np.int64)):
             raise ValueError(f"the record does not replay: its {key!r} is {value.tolist()}, the rules give "
                              f"{mine.tolist()}")
-
-
-def replay_frames(records: RecordSet, index: int) -> list[dict[str, Any]]:
-    """Frames of record ``index``: frame 0 is the deal before the first decision, frame k the table after
-    step k. Each frame is :meth:`trickenv.play.Table.view` with every hand (``reveal``) plus ``step``,
-    ``lines`` (the terminal's words for that step) and ``trump_change`` (the step changed trump)."""
-    from trickenv.play import Table
-
-    if not 0 <= index < len(records.records):
-        raise IndexError(f"record {index} is out of range: there are {len(records.records)} (0..{len(records.records) - 1})")
-    rec = records.records[index]
-    out = io.StringIO()
-    n = records.spec.num_players
-    table = Table(records.game, records.seats[index], options=_play_options(records.spec, rec, records.options),
-                  output=out, players=[None] * n,
-                  first_deal={"deal": rec["deal"], "dealer": int(rec["dealer"])})
-    frames: list[dict[str, Any]] = []
-
-    def frame(step: int, trump_change: bool) -> None:
-        text = out.getvalue()
-        out.seek(0)
-        out.truncate()
-        view = table.view(reveal=True)
-        view.update(step=step, lines=[x for x in text.splitlines() if x.strip()], trump_change=trump_change)
-        frames.append(view)
-
-    table.start()
-    frame(0, False)
-
-    def step(action: int) -> dict[str, Any]:
-        info = table.apply(action)
-        frame(len(frames), any(e.get("event") == "trump_change" for e in table.env.last_events))
-        return info
-
-    _, replayed = _replay(table.spec, rec, table.env, step)
-    check_same(rec, replayed)
-    return frames
 
 
 def load_json(text: str | bytes, game: str | None = None, options: dict[str, Any] | None = None) -> RecordSet:

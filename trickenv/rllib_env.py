@@ -32,7 +32,7 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-import trickenv
+from trickenv.envs import make
 
 OBS_KEY, MASK_KEY = "observations", "action_mask"
 POLICY_MODES = ("shared", "per_seat")
@@ -46,7 +46,7 @@ class TrickMultiAgentEnv(MultiAgentEnv):
         config = dict(config or {})
         game = config.pop("game", "four_tricks")
         illegal = config.pop("illegal_action", "penalize")
-        self._env = trickenv.make(game, illegal_action=illegal, dtype="float32", mask_dtype="float32",
+        self._env = make(game, illegal_action=illegal, dtype="float32", mask_dtype="float32",
                                   observation_key=OBS_KEY, mask_key=MASK_KEY, **config).unwrapped
         self.possible_agents = list(self._env.possible_agents)
         self.agents = list(self.possible_agents)
@@ -79,7 +79,7 @@ class TrickMultiAgentEnv(MultiAgentEnv):
 
     def render(self) -> str | None:
         """The table as text."""
-        return self._env.spec.render_text(self._env.spec, self._env.game, 0)
+        return self._env.spec.text.render(self._env.spec, self._env.game, 0)
 
 
 def _mlp(n_in: int, hidden: list[int], n_out: int) -> torch.nn.Sequential:

@@ -12,7 +12,7 @@ cards again, uniformly over all deals consistent with what is left:
   ``GameSpec.duties`` (King Calling), a seat that neither followed nor trumped
   is void in trump too, and a seat that followed (or trumped) under a card of
   that suit it could have beaten holds no higher card of that suit;
-- what the game's hooks add (``GameSpec.required_cards``, ``deal_worlds``,
+- what the game's hooks add (``GameSpec.worlds.required_cards``, ``deal_worlds``,
   ``settle_worlds``), in King Calling: a declared marriage's king and ober stay
   with their declarer until played; before the call the batches are dealt
   again; the partner is the called card's holder (in ``first_batch`` mode only
@@ -32,7 +32,8 @@ import numpy as np
 from numba import njit
 
 from trickenv import cards
-from trickenv.engine.kernels import beats, bit, deal_groups, next_u64, popcount, seed_states, shown_missing
+from trickenv.engine.bitsets import deal_unseen, popcount_py  # noqa: F401  (deal_unseen: re-exported)
+from trickenv.engine.kernels import beats, bit, next_u64, popcount, seed_states, shown_missing
 from trickenv.engine.layout import DEALER, LEADER, TAB_SUIT, TRICK, TRICK_LEN, TRICK_NO, TRUMP
 from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
@@ -51,7 +52,7 @@ def information_state(spec: GameSpec, state: State, games: np.ndarray, seats: np
     Every hidden fact is erased: the other seats' hands, the undealt rest, every
     other ``aux`` column (King Calling's second batches), the deal records
     (``dealt``, ``last_play``) and the generators; then the game's
-    ``GameSpec.hide_private`` puts back what is public (a turned-up card) and
+    ``GameSpec.worlds.hide_private`` puts back what is public (a turned-up card) and
     erases what the seat cannot know of the game's own fields (King Calling's
     partnership, unless public or known to the seat).
     """
@@ -67,8 +68,8 @@ def information_state(spec: GameSpec, state: State, games: np.ndarray, seats: np
     info.dealt[:] = 0
     info.last_play[:] = -1
     info.rng[:] = 0
-    if spec.hide_private is not None:
-        spec.hide_private(spec, info, seats, undealt)
+    if spec.worlds.hide_private is not None:
+        spec.worlds.hide_private(spec, info, seats, undealt)
     return info
 
 
@@ -234,18 +235,18 @@ def sample_from_information(spec: GameSpec, info: State, seats: np.ndarray, k: i
     caps = np.zeros(4, np.int64)
     out = np.zeros((k, 3), np.uint64)
     dealt_here = np.zeros(b, np.bool_)  # decisions whose worlds get their deal record at the end
-    coin_seed = np.zeros(b, np.uint64)  # seeds of each decision's coins in GameSpec.settle_worlds
+    coin_seed = np.zeros(b, np.uint64)  # seeds of each decision's coins in GameSpec.worlds.settle_worlds
     for i in range(b):
         seat = int(seats[i])
         rows = slice(i * k, (i + 1) * k)
         r = rng[i:i + 1].copy()
-        if spec.deal_worlds is not None and spec.deal_worlds(spec, info, worlds, i, seat, k, r):
+        if spec.worlds.deal_worlds is not None and spec.worlds.deal_worlds(spec, info, worlds, i, seat, k, r):
             continue
         pool = _constraints(info.hands, info.aux, info.played_by, info.played_in, info.trick_trump, info.s,
                             spec.tab, i, seat, n, ranks, deck, spec.cards_per_seat, must_trump, must_beat,
                             forbid, caps)
         others = [q for q in range(n) if q != seat]
-        required = spec.required_cards(spec, info, i, others) if spec.required_cards is not None else {}
+        required = spec.worlds.required_cards(spec, info, i, others) if spec.worlds.required_cards is not None else {}
         hands = {q: np.uint64(0) for q in others}
         for q, req in required.items():
             req = np.uint64(req) & pool
@@ -275,39 +276,11 @@ def sample_from_information(spec: GameSpec, info: State, seats: np.ndarray, k: i
     # Done for all decisions at once: per decision they cost more than the dealing itself.
     done = np.flatnonzero(dealt_here)
     rows_done = (done[:, None] * k + np.arange(k)[None, :]).reshape(-1)
-    if spec.settle_worlds is not None:
-        spec.settle_worlds(spec, worlds, rows_done, k, coin_seed[done])
+    if spec.worlds.settle_worlds is not None:
+        spec.worlds.settle_worlds(spec, worlds, rows_done, k, coin_seed[done])
     _note_deal(spec, worlds, rows_done)
     worlds.rng[:] = seed_states(None if seed is None else seed + 1, b * k)
     return worlds
-
-
-def popcount_py(x: np.uint64) -> int:
-    """Number of cards in a bitset (Python side)."""
-    return bin(int(x)).count("1")
-
-
-@njit(cache=True)
-def _deal_groups_py(rng, caps, out):
-    """Uniform split of ``caps.sum()`` positions into groups (the engine's dealing)."""
-    deal_groups(rng, 0, caps, out)
-
-
-def deal_unseen(rng: np.ndarray, caps: np.ndarray, ids: list[int]) -> list[np.uint64]:
-    """A uniform split of the cards ``ids`` into groups of ``caps[j]`` cards (bitsets), drawn from the
-    one-element generator ``rng`` as the engine deals."""
-    groups = np.zeros(len(caps), np.uint64)
-    _deal_groups_py(rng, caps, groups)  # groups of the positions in ids
-    return [_positions_to_cards(groups[j], ids) for j in range(len(caps))]
-
-
-def _positions_to_cards(bits: np.uint64, ids: list[int]) -> np.uint64:
-    out = 0
-    x = int(bits)
-    for j, c in enumerate(ids):
-        if x >> j & 1:
-            out |= 1 << c
-    return np.uint64(out)
 
 
 def _note_deal(spec: GameSpec, worlds: State, rows: np.ndarray) -> None:

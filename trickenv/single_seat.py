@@ -185,7 +185,7 @@ class SeatEnv:
             self._seed = int(seed)
             self._rng = np.random.default_rng(seed)
             self.pool = [o if not isinstance(spec_, str) else resolve_agent(spec_, self.spec, self._agent_seed(k))
-                         for k, (o, spec_) in enumerate(zip(self.pool, self._opponent_specs))]
+                         for k, (o, spec_) in enumerate(zip(self.pool, self._opponent_specs, strict=True))]
             from trickenv.agents.random_agent import RandomAgent
 
             self._fallback = RandomAgent(seed=self._seed + 999, spec=self.spec)

@@ -109,7 +109,7 @@ def random_endgames(game: str, tricks_left: int, n: int, seed: int = 0, **option
     """``n`` games of ``game`` played by random legal moves until ``tricks_left`` tricks are left, some of them
     a few cards into the next trick; returns the batched env (its ``state`` holds the positions) and their
     legal-action masks. Positions to test and time the solver on."""
-    from trickenv import make_vec
+    from trickenv.envs import make_vec
 
     v = make_vec(game, n, seed=seed, **options)
     if not 1 <= tricks_left <= v.spec.num_tricks:

@@ -292,7 +292,7 @@ class VecEnv:
 
     def render(self, g: int = 0) -> str:
         """Text table of game ``g``."""
-        return self.spec.render_text(self.spec, self.state, g)
+        return self.spec.text.render(self.spec, self.state, g)
 
     def _illegal_message(self, bad: int, where: np.ndarray) -> str:
         a = self._actions

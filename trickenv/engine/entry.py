@@ -47,7 +47,7 @@ def row_slices(batch: int, parts: int) -> list[slice]:
     """``parts`` (at most ``batch``) contiguous slices of ``range(batch)``, as equal as can be."""
     parts = max(1, min(parts, batch))
     bounds = np.linspace(0, batch, parts + 1).round().astype(int)
-    return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+    return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
 class ThreadedCall:

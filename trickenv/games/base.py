@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 from numba import njit
@@ -20,24 +20,12 @@ from trickenv.games.options import (  # noqa: F401  (re-exported: the games' opt
     Option, OptionValues, a_bool, at_least, check_bool, check_choice, check_int, check_unknown, literal, one_of,
     options_doc, resolve_options,
 )
+from trickenv.games.parts import GameLearning, GameText, GameWorlds, Words  # noqa: F401  (Words: re-exported)
 
 UNDEALT = -1
 COMPILE_LABEL = "the deal helpers"  # trickenv.engine.first_run
 
 SeatMetrics = dict[str, tuple[np.ndarray, np.ndarray]]  # name -> (value [G, n], weight [G, n] bool)
-
-
-class Words(Protocol):
-    """How the table (:class:`trickenv.play.Table`) writes seats, cards and suits; a game's table-talk hooks use it."""
-
-    def label(self, p: int, start: bool = False) -> str:
-        """``P2``, or ``you`` (``You`` with ``start``) for the person's seat."""
-
-    def card(self, c: int) -> str:
-        """A card with its suit symbol, e.g. ``Q♥``."""
-
-    def suit(self, s: int) -> str:
-        """A suit's symbol and name, e.g. ``♥ hearts``."""
 
 
 def seat_points(spec: "GameSpec", rec: dict[str, np.ndarray], seats: np.ndarray) -> np.ndarray:
@@ -52,9 +40,9 @@ def no_seat_metrics(spec: "GameSpec", rec: dict[str, np.ndarray]) -> SeatMetrics
 
 @dataclass
 class GameSpec:
-    """A configured game: everything the AEC and batched adapters need.
+    """A configured game: its rules, as the AEC and batched adapters need them, and its parts.
 
-    Kernels share one signature per role (see ``trickenv.games.four_tricks``):
+    Kernels share one signature per role (see ``trickenv.games.four_tricks.rules``):
     ``reset(*state, cfg, tab, deal_rows, use_deal, dealers, mask, obs)``,
     ``step(*state, cfg, tab, actions, where, mask, obs, rewards, done, deal_end, autoreset) -> n_illegal``
     (it releases the GIL: ``VecEnv(threads=k)`` runs it on k slices of the batch at once) and
@@ -71,64 +59,21 @@ class GameSpec:
       ``worst_score``: the lowest deal score one seat can get under ``options``
       (:mod:`trickenv.rewards`).
     - ``obs_offsets``: ``{block: (offset, size)}``, derived from ``obs_blocks``.
+    - ``step_events(spec, state, g, s_before)``: events of one AEC step (Farbwechsel's trump changes), called
+      only when the ``event_counter`` column of ``State.s`` changed; ``counters``: per-game counters the
+      batched env exposes, name -> column of ``State.s``.
     - ``duties``: ``(must_trump, must_beat)``, the play duties beyond following suit
       (a seat void in the suit led must trump; it must beat the winning card if it can);
       the world sampler infers hidden cards from them.
     - ``card_sets``: the game's own named card masks, added to :func:`trickenv.card_sets`.
-    - World sampler hooks (:mod:`trickenv.sampler`), all optional:
-      ``hide_private(spec, info, seats, undealt)`` does the game's part of
-      ``information_state`` after the common erasure (``undealt``: the undealt rest before
-      it); ``required_cards(spec, info, i, others) -> {seat: bitset}`` names cards a seat
-      is known to hold; ``deal_worlds(spec, info, worlds, i, seat, k, rng) -> bool`` deals
-      decision i's ``k`` worlds itself when the common dealing does not apply (True if it
-      did); ``settle_worlds(spec, worlds, rows, k, coin_seeds)`` fills in the game's
-      fields the dealt worlds imply.
-    - Search (:class:`trickenv.agents.pimc.PIMCAgent`): ``search_decisions``, ``"all"``
-      or ``"cards"`` (the rule-based agent makes the other decisions); ``search_tiebreak``,
-      the weight of the side's card points (share of 120) added to a deal score;
-      ``side_points(spec, rec, seats)``, the card points of each seat's side in records;
-      ``solve_kernel``, the game's perfect-information solver (``trickenv.engine.alphabeta``,
-      called through :class:`trickenv.solver.Solver`; ``None`` if the game has none);
-      ``search_agent_decisions``, the ``search_decisions`` of :class:`trickenv.agents.search.SearchAgent`
-      where it differs from ``pimc``'s (``None``: the same); ``search_agent_inference``, how that agent
-      weighs its worlds by default (``"none"``, ``"cards"`` or ``"policy"``); ``search_agent_likelihood``,
-      the shipped player file (``agents/models/<name>.npz``) whose moves its policy inference assumes by
-      default (``None``: the game's shipped player); ``search_agent_rollout``, who plays that agent's
-      playouts by default (an agent name: ``"rules"``, or ``"model"`` where the game's shipped player
-      fits the variant; where it does not, the rule-based agent); ``search_agent_playouts``, the shipped
-      player file whose moves play those playouts where ``search_agent_rollout`` is ``"model"`` (``None``: the
-      game's shipped player), so that a new shipped player does not change the search measured with an older
-      one; ``search_agent_refine``, that agent's
-      second look by default, ``(k, m)``: the k best actions valued again in m x its worlds fresh worlds
-      (``(0, 0)``: none), taken only together with the game's own default playouts, the pair it was
-      measured as.
-    - Privileged observations (:mod:`trickenv.privileged`, for training signals only): the
-      common part is every seat's hand and the undealt cards; ``privileged_extra(spec, state,
-      games, seats) -> int8 [len(games), privileged_extra_size]`` adds the game's own
-      hidden facts (King Calling: the second batches to come and the partner).
+    - ``solve_kernel``: the game's perfect-information solver (``trickenv.engine.alphabeta``, called through
+      :class:`trickenv.solver.Solver`; ``None`` if the game has none); ``side_points(spec, rec, seats)``,
+      the card points of each seat's side in records.
     - ``seat_metrics(spec, rec)``: the game's facts per seat of finished deals,
       ``name -> (value [G, n], weight [G, n] bool)`` (:mod:`trickenv.agents.evaluation`).
-    - Table talk (:mod:`trickenv.play`), optional, each returning lines to print:
-      ``play_news(spec, state, g, before, words)`` after a step that did not end the deal
-      (``before``: the scalar row before it); ``turn_notes(spec, view)`` at the person's
-      turn (``view``: their decoded observation); ``deal_facts(spec, info, words)`` after
-      a deal (``info``: its record). ``words`` is the table (:class:`Words`).
-    - Replay of a record (:mod:`trickenv.replay`): ``record_action(spec, rec, state, g)`` is the
-      action of game g's seat to act that record ``rec`` implies when it is not simply the card
-      that seat played in the current trick (trump, a bid, the call, a declaration), else None;
-      ``record_options(spec, rec)`` the options that play that deal alone (a deal of a match).
-    - Inference from the play (:mod:`trickenv.agents.inference`): ``history_actions(spec, info, rows,
-      sim, games)``: for each k, the action that the seat to act in ``sim`` game ``games[k]`` (a replay
-      of the deal) took in ``info`` game ``rows[k]`` (the real deal, as a seat knows it) when that
-      decision is not a card (trump, a bid), else -1; ``None``: the game's other decisions cannot be
-      replayed from what a seat knows (King Calling's call and declarations).
-    - Per-card features for networks (:class:`trickenv.agents.features.Features` with ``actions=True``):
-      ``action_features(spec, obs) -> float32 [B, len(action_feature_names) * deck]``, fact-major,
-      computed from the observation alone; ``None``: the game has none (only the compact features).
-    - Suit symmetry (more training data, :mod:`trickenv.training.augment`): ``suit_relabel(spec, perm) -> (obs_src,
-      action_src)`` where the rules treat the four suits alike, so that renaming suit ``s`` as ``perm[s]``
-      in a whole deal gives a deal played the same way: its observations are ``obs[..., obs_src]`` and its
-      masks and per-action rows ``row[..., action_src]``; ``None``: the rules tell suits apart.
+    - The parts (:mod:`trickenv.games.parts`): ``text`` (what the table says), ``worlds`` (what a seat can
+      know: the world sampler's hooks, inference and replay), ``learning`` (network features, suit symmetry,
+      the privileged observation).
     """
 
     name: str
@@ -153,44 +98,17 @@ class GameSpec:
     worst_score: float
     # Cards per batch of a seat's deal (King Calling: (4, 4)); empty = one batch of hand_size.
     batch_sizes: Sequence[int] = ()
-    describe_action: Callable[[int], str] | None = None
-    render_text: Callable[[State, int], str] | None = None
-    # Optional: events of one AEC step, from the scalar row before it and the state after
-    # (Farbwechsel's trump changes). Called as step_events(spec, state, g, s_before).
     step_events: Callable[["GameSpec", State, int, np.ndarray], list[dict]] | None = None
-    # Optional, with step_events: a column of State.s that grows with every event (Farbwechsel's
-    # trump changes since the env was created); the AEC env calls step_events only when it changed.
     event_counter: int | None = None
-    # Optional: per-game counters the batched env exposes, name -> column of State.s.
     counters: dict[str, int] = field(default_factory=dict)
     duties: tuple[bool, bool] = (False, False)
     card_sets: dict[str, np.ndarray] = field(default_factory=dict)
-    hide_private: Callable[["GameSpec", State, np.ndarray, np.ndarray], None] | None = None
-    required_cards: Callable[["GameSpec", State, int, list[int]], dict[int, int]] | None = None
-    deal_worlds: Callable[["GameSpec", State, State, int, int, int, np.ndarray], bool] | None = None
-    settle_worlds: Callable[["GameSpec", State, np.ndarray, int, np.ndarray], None] | None = None
-    search_decisions: str = "all"
-    search_tiebreak: float = 0.0
-    side_points: Callable[["GameSpec", dict[str, np.ndarray], np.ndarray], np.ndarray] = seat_points
     solve_kernel: Callable | None = None
-    search_agent_decisions: str | None = None
-    search_agent_inference: str = "none"
-    search_agent_likelihood: str | None = None
-    search_agent_rollout: str = "rules"
-    search_agent_playouts: str | None = None
-    search_agent_refine: tuple[int, float] = (0, 0.0)
+    side_points: Callable[["GameSpec", dict[str, np.ndarray], np.ndarray], np.ndarray] = seat_points
     seat_metrics: Callable[["GameSpec", dict[str, np.ndarray]], SeatMetrics] = no_seat_metrics
-    privileged_extra: Callable[["GameSpec", State, np.ndarray, np.ndarray], np.ndarray] | None = None
-    privileged_extra_size: int = 0
-    play_news: Callable[["GameSpec", State, int, np.ndarray, Words], list[str]] | None = None
-    turn_notes: Callable[["GameSpec", dict[str, np.ndarray]], list[str]] | None = None
-    deal_facts: Callable[["GameSpec", dict[str, np.ndarray], Words], list[str]] | None = None
-    record_action: Callable[["GameSpec", dict[str, np.ndarray], State, int], int | None] | None = None
-    record_options: Callable[["GameSpec", dict[str, np.ndarray]], dict[str, Any]] | None = None
-    history_actions: Callable[["GameSpec", State, np.ndarray, State, np.ndarray], np.ndarray] | None = None
-    action_features: Callable[["GameSpec", np.ndarray], np.ndarray] | None = None
-    action_feature_names: tuple[str, ...] = ()
-    suit_relabel: Callable[["GameSpec", np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None
+    text: GameText = field(default_factory=GameText)
+    worlds: GameWorlds = field(default_factory=GameWorlds)
+    learning: GameLearning = field(default_factory=GameLearning)
     obs_offsets: dict[str, tuple[int, int]] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -217,9 +135,7 @@ class GameSpec:
         """Human-readable name of an action id."""
         if 0 <= action < self.deck:
             return cards.card_str(action, self.deck)
-        if self.describe_action is not None:
-            return self.describe_action(action)
-        return str(action)
+        return self.text.describe_action(self, action)
 
     def phase_name(self, phase: int) -> str:
         """Name of a phase code."""
@@ -366,7 +282,7 @@ def fill_records(spec: GameSpec, state: State, games: np.ndarray, kernel: Callab
     outs = [np.empty((k,) + shape, dtype) for _, dtype, shape in fields]
     split = len(fields) - len(extra)
     kernel(state.dealt, state.last_play, state.s, games, spec.first_batch, tuple(outs[:split]), tuple(outs[split:]))
-    return {name: out for (name, _, _), out in zip(fields, outs)}
+    return {name: out for (name, _, _), out in zip(fields, outs, strict=True)}
 
 
 def empty_record(record: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

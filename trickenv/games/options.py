@@ -15,6 +15,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+# Options that make one episode a match of several deals (the table then plays one episode).
+MATCH_OPTIONS = ("rounds", "win_at", "target_schedule")
+
 
 def check_choice(name: str, value: Any, allowed: Sequence[Any]) -> Any:
     """Return value if it is one of allowed, else raise ValueError naming the option."""

@@ -21,7 +21,7 @@ from collections import OrderedDict
 from typing import Any
 
 import trickenv
-from trickenv.cli import parse_value
+from trickenv.games.option_text import parse_value
 from trickenv.play import HINT, MATCH_OPTIONS, Table, agent_names, seat_names
 
 # Agents a page may seat: names only. "model:PATH" would read a file the server was not given.
@@ -189,7 +189,7 @@ class Replay:
 
     def frame(self, deal: Any, step: Any) -> dict[str, Any]:
         """Frame ``step`` of deal ``deal``, with the deal's frame count and the first frame of each trick."""
-        from trickenv.replay import replay_frames
+        from trickenv.table_replay import replay_frames
 
         count = len(self.records.records)
         deal = _index(deal, "deal")

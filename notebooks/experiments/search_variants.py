@@ -1,15 +1,15 @@
 """The search agent's strength and cost in every deal variant: search - pimc, search - rules, ms a decision.
 
-    python benchmarks/search_variants.py --out results/search_variants.jsonl            # every variant
-    python benchmarks/search_variants.py --out r.jsonl --games koenigrufen --deals 50   # a quick look
-    python benchmarks/search_variants.py --out r.jsonl --table                          # print what r.jsonl has
+    python notebooks/experiments/search_variants.py --out results/search_variants.jsonl   # every variant
+    python notebooks/experiments/search_variants.py --out r.jsonl --games koenigrufen --deals 50   # a quick look
+    python notebooks/experiments/search_variants.py --out r.jsonl --table   # print what r.jsonl has
 
 Each row is two duplicate evaluations (:func:`trickenv.agents.evaluation.evaluate`,
 the same games as ``trickenv eval GAME --agents search,pimc --deals N --seed S OPTIONS``): search
 against pimc and search against rules, as the mean paired difference a deal with its
 95% CI, plus the search agent's milliseconds a decision asked 64 at once
-(``benchmarks/bench_agents.py``'s measure). Every finished measurement is appended
-to ``--out`` at once (one JSON object a line), and a run with the same ``--out``
+(:func:`trickenv.research.timing.ms_per_decision`, as ``benchmarks/bench_agents.py`` times it).
+Every finished measurement is appended to ``--out`` at once (one JSON object a line), and a run with the same ``--out``
 skips what is there, so an interrupted run continues where it stopped; ``--table``
 prints the markdown table of docs/agents.md from the file.
 
@@ -21,17 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_agents, run from anywhere
+from trickenv.agents.evaluation import evaluate
+from trickenv.research.timing import ms_per_decision
 
-from bench_agents import ms_per_decision  # noqa: E402
-
-from trickenv.agents.evaluation import evaluate  # noqa: E402
-
-# (game, label, options, deals factor): every deal-level variant of tests/variants.py, plus Four Tricks'
+# (game, label, options, deals factor): every deal-level variant of trickenv/games/variants.py, plus Four Tricks'
 # other fixed target. King Calling's margins are a tenth of a stake: twice the deals for a usable interval.
 VARIANTS = [
     ("four_tricks", "default (48 cards, dealer's trump)", {}, 1),

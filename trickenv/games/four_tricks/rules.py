@@ -1,24 +1,4 @@
-"""Four Tricks (docs/rules.md, Four Tricks): 3 players try to take exactly 4 tricks.
-
-Options (allowed values, [default]):
-
-- ``deck`` 48 | 52 [48]: the deck; 16 cards to each seat, or 17 and one card
-  left undealt.
-- ``trump`` "dealer" | "none" | "turn_up" ["dealer" with 48 cards, "turn_up"
-  with 52]: the dealer names trump, there is none, or the undealt card is turned
-  up and its suit is trump (deck=52 only).
-- ``bidding`` True | False [False]: every seat bids a number of tricks, and its
-  bid is its target.
-- ``target`` 0 .. cards per seat [4; none with bidding or target_schedule]: the
-  number of tricks to take exactly.
-- ``target_schedule`` "default" (1, 2, 3, 4, 5, 4, 3, 2, 1) | a list of
-  targets [None]: one target per deal, in turn.
-- ``rounds`` an integer >= 1 [1, the schedule's length, or unlimited with
-  win_at]: deals per episode.
-- ``win_at`` an integer >= 1 [None]: the match ends once a total reaches it.
-
-``OPTIONS`` declares them (``trickenv info four_tricks`` prints it).
-"""
+"""Four Tricks rules (docs/rules.md, Four Tricks): options, phases, kernels, scoring and records."""
 
 from __future__ import annotations
 
@@ -27,29 +7,28 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from trickenv import cards
 from trickenv.engine.kernels import (
     DEAL_ENDED,
-    SERIAL,
     MATCH_ENDED,
     NOTHING_ENDED,
+    SERIAL,
+    clear,
     close_deal,
-    count_illegal,
-    idle_game,
-    deal_hands,
     close_trick,
+    count_illegal,
+    deal_hands,
     follow_suit_bits,
+    idle_game,
     lowest_card,
+    next_dealer,
     play_card,
     put_bits,
     put_equal,
-    clear,
-    next_dealer,
     seal_match,
-    step_outcome,
-    start_match,
     seat_after,
     seat_from,
+    start_match,
+    step_outcome,
     write_common_record,
 )
 from trickenv.engine.layout import (
@@ -79,10 +58,18 @@ from trickenv.engine.layout import (
 )
 from trickenv.engine.state import State
 from trickenv.games.base import (
-    Block, GameSpec, Option, OptionValues, SeatMetrics, Words, a_bool, block_offsets, card_table, check_choice,
-    check_int, fill_records, one_of, resolve_options, write_offsets,
+    Block,
+    GameSpec,
+    Option,
+    OptionValues,
+    SeatMetrics,
+    a_bool,
+    block_offsets,
+    check_choice,
+    check_int,
+    fill_records,
+    one_of,
 )
-from trickenv.games.trick_facts import TRICK_FACTS, trick_facts
 
 NAME = "four_tricks"
 COMPILE_LABEL = "the Four Tricks kernels"  # trickenv.engine.first_run
@@ -206,7 +193,7 @@ def _finish_deal(played_by, played_in, trick_trump, dealt, last_play, s, cfg, g,
 
 
 @njit(inline="always")
-def _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards):
+def apply_action(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards):
     """Apply legal action ``a`` to game g; return what it ended (``engine.kernels`` codes)."""
     deck = cfg[C_DECK]
     p = s[g, TO_ACT]
@@ -239,7 +226,7 @@ def _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, r
 
 
 @njit(inline="always")
-def _write_mask(hands, s, cfg, tab, g, mask):
+def write_mask(hands, s, cfg, tab, g, mask):
     """Legal actions of the seat to act in game g, into ``mask[g]``."""
     for k in range(cfg[C_ACTIONS]):
         mask[g, k] = False
@@ -326,7 +313,7 @@ def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play
         start_match(s, rng, g, dealers[g], N)
         _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
                     deal_rows[g], use_deal[g])
-        _write_mask(hands, s, cfg, tab, g, mask)
+        write_mask(hands, s, cfg, tab, g, mask)
         _write_obs(hands, played_by, s, layout, g, s[g, TO_ACT], obs)
 
 
@@ -349,13 +336,13 @@ def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play,
         idle_game(rewards, done, deal_end, g)  # zero rewards and flags; a stepped game's are set below
         if not where[g]:
             continue
-        ended = _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
+        ended = apply_action(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
                        actions[g], rewards)
         if step_outcome(done, deal_end, g, ended, autoreset):
             next_dealer(s, rng, g, ended == MATCH_ENDED, N)
             _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
                         empty_row, False)
-        _write_mask(hands, s, cfg, tab, g, mask)
+        write_mask(hands, s, cfg, tab, g, mask)
         _write_obs(hands, played_by, s, layout, g, s[g, TO_ACT], obs)
     return 0
 
@@ -437,67 +424,6 @@ OPTIONS = (
 )
 
 
-def make_spec(**options: Any) -> GameSpec:
-    """Validate Four Tricks options (``OPTIONS``) and build its spec."""
-    resolved = resolve_options(NAME, OPTIONS, options)
-    deck, trump, bidding = resolved["deck"], resolved["trump"], resolved["bidding"]
-    schedule, win_at = resolved["target_schedule"], resolved["win_at"]
-    target = DEFAULT_TARGET if resolved["target"] is None else resolved["target"]
-    rounds = resolved["rounds"] or 0  # 0: no limit
-    hand = deck // NUM_PLAYERS
-
-    ranks = cards.num_ranks(deck)
-    num_actions = deck + 4 + hand + 1
-    width = max(deck, len(schedule) if schedule else 0)
-    ids = np.arange(deck)
-    # A > K > Q > J > 10 > ...: face order; no card points.
-    tab = card_table(ids // ranks, ids % ranks, np.zeros(deck), game_rows=1, width=width)
-    if schedule:
-        tab[TAB_GAME, : len(schedule)] = schedule
-    cfg = np.zeros(NUM_CFG, np.int32)
-    cfg[[C_DECK, C_RANKS, C_HAND, C_TRUMP_MODE, C_BIDDING, C_TARGET, C_ROUNDS, C_WIN_AT, C_SCHED_LEN, C_ACTIONS]] = [
-        deck, ranks, hand, TRUMP_MODES.index(trump), bidding, target, rounds, win_at or 0,
-        len(schedule) if schedule else 0, num_actions,
-    ]
-    blocks = obs_blocks(deck, hand)
-    write_offsets(cfg, C_OFF_TRICK, OBS_SLOTS, blocks)
-    obs_size = sum(b.size for b in blocks)
-
-    from trickenv.games.four_tricks_solver import solve_kernel  # it imports this module's rules
-
-    def describe(a: int) -> str:
-        if deck <= a < deck + 4:
-            return f"trump {cards.SUIT_NAMES[a - deck]}"
-        if deck + 4 <= a < num_actions:
-            return f"bid {a - deck - 4}"
-        return f"action {a}"
-
-    return GameSpec(
-        name=NAME, options=resolved, num_players=NUM_PLAYERS, deck=deck, hand_size=hand, num_tricks=hand,
-        num_actions=num_actions, obs_size=obs_size, num_fields=NUM_FIELDS, num_aux=1, cfg=cfg, tab=tab,
-        reset_kernel=reset_kernel, step_kernel=step_kernel,
-        observe_kernel=observe_kernel, obs_blocks=blocks, records=deal_records,
-        describe_action=describe, render_text=render,
-        option_table=OPTIONS, reward_scale=REWARD_SCALE, worst_score=worst_score(resolved, hand),
-        hide_private=hide_private, seat_metrics=seat_metrics, deal_facts=deal_facts, solve_kernel=solve_kernel,
-        # The search agent's searched bids measured worse than the rule-based agent's (-0.39 [-0.76, -0.01]
-        # a deal over 450 deals, docs/agents.md): with bids, it searches the cards only.
-        search_agent_decisions="cards" if bidding else None,
-        # The shipped player's playouts measured +0.762 [0.678, 0.847] against pimc where the rule-based agent's
-        # gave +0.562 [0.482, 0.643] (1,000 fresh deals each, docs/agents.md), at about 4x the time a decision.
-        search_agent_rollout="model",
-        # ... that player, the one shipped before 2026-12-04's suit-relabelled player (agents/models/
-        # four_tricks_rollout.npz): the search's measurements are with it; the newer one in the playouts is unmeasured.
-        search_agent_playouts="four_tricks_rollout",
-        # With those playouts, a second look at the 3 best moves in twice as many fresh worlds (64 + 128)
-        # measured +0.919 [0.839, 0.999] against pimc (1,000 fresh deals, seed 7070; without it +0.762 on
-        # seed 6060; docs/agents.md), at 1.7-2x the time a decision.
-        search_agent_refine=(3, 2.0),
-        record_action=record_action, record_options=record_options, history_actions=history_actions,
-        action_features=trick_facts, action_feature_names=TRICK_FACTS, suit_relabel=suit_relabel,
-    )
-
-
 # ------------------------------------------------------------ what the other layers ask
 
 # A target hit (+4) is worth +1 to a single-seat learner.
@@ -512,11 +438,6 @@ def worst_score(options: dict[str, Any], hand: int) -> float:
     return -float(max(max(t, hand - t) for t in targets))  # -|tricks - target|
 
 
-def hide_private(spec: GameSpec, info: State, seats: np.ndarray, undealt: np.ndarray) -> None:
-    """The world sampler's information state: a turned-up card is public, so the undealt rest stays known."""
-    info.aux[:, 0] = np.where(info.s[:, TURNED_UP] >= 0, undealt, np.uint64(0))
-
-
 def seat_metrics(spec: GameSpec, rec: dict[str, np.ndarray]) -> SeatMetrics:
     """Per seat of finished deals: exact hits and tricks taken (and bids with bidding); see GameSpec."""
     every = np.ones((len(rec["scores"]), spec.num_players), bool)
@@ -524,17 +445,6 @@ def seat_metrics(spec: GameSpec, rec: dict[str, np.ndarray]) -> SeatMetrics:
     out = {"exact_hit_rate": (rec["tricks"] == goal, every), "mean_tricks": (rec["tricks"], every)}
     if spec.options.get("bidding"):
         out["mean_bid"] = (rec["bids"], every)
-    return out
-
-
-def deal_facts(spec: GameSpec, info: dict[str, Any], words: Words) -> list[str]:
-    """The table's lines after a deal: the target or the bids."""
-    out = []
-    if int(info["target"]) >= 0:
-        out.append(f"target: exactly {int(info['target'])} tricks")
-    if (info["bids"] >= 0).any():
-        out.append("bids: " + ", ".join(f"{words.label(p)} {int(b)}" for p, b in
-                                          enumerate(info["bids"][:spec.num_players])))
     return out
 
 
@@ -567,72 +477,3 @@ def record_kernel(dealt, last_play, s, games, first_batch, common, extra):
         # The highest total wins the match (several seats on a tie); all False before the match ends.
         for p in range(N):
             winners[i, p] = s[g, LAST_MATCH_OVER] != 0 and s[g, LAST_TOTALS + p] == top
-
-
-def render(spec: GameSpec, state: State, g: int) -> str:
-    """A readable table of game g: trump, trick, tricks won, scores, the acting hand."""
-    from trickenv.render import render_table
-
-    s = state.s[g]
-    extra = []
-    if s[TURNED_UP] >= 0:
-        extra.append(f"turned up {cards.card_symbol(int(s[TURNED_UP]), spec.deck)}")
-    if spec.options["bidding"]:
-        extra.append("bids " + " ".join("-" if b < 0 else str(b) for b in s[BIDS:BIDS + spec.num_players]))
-    elif s[TARGET] >= 0:
-        extra.append(f"target {s[TARGET]}")
-    return render_table(spec, state, g, extra)
-
-
-def record_action(spec: GameSpec, rec: dict[str, np.ndarray], state: State, g: int) -> int | None:
-    """The dealer's trump is the first trick's trump, a bid the record's ``bids`` (trickenv.replay)."""
-    s = state.s[g]
-    if s[PHASE] == PH_TRUMP:
-        return spec.deck + int(rec["trick_trump"][0])
-    if s[PHASE] == PH_BID:
-        return spec.deck + 4 + int(rec["bids"][int(s[TO_ACT])])
-    return None
-
-
-def history_actions(spec: GameSpec, info: State, rows: np.ndarray, sim: State, games: np.ndarray) -> np.ndarray:
-    """The dealer's trump (``TRUMP``, fixed for the deal) and the bids (``BIDS``), all public; else -1 (a card)."""
-    out = np.full(len(games), -1, np.int64)
-    phase = sim.s[games, PHASE]
-    at = phase == PH_TRUMP
-    out[at] = spec.deck + info.s[rows[at], TRUMP]
-    at = phase == PH_BID
-    seat = sim.s[games[at], TO_ACT]
-    out[at] = spec.deck + 4 + info.s[rows[at], BIDS + seat]
-    return out
-
-
-def record_options(spec: GameSpec, rec: dict[str, np.ndarray]) -> dict[str, Any]:
-    """A deal of a ``target_schedule`` match alone: its own target."""
-    target = int(rec["target"]) if "target" in rec else -1
-    return {"target": target} if target >= 0 and not spec.options["bidding"] else {}
-
-
-# The card blocks of the observation, relabelled card by card with the suits.
-CARD_BLOCKS = ("hand", "trick", "played", "turned_up")
-
-
-def suit_relabel(spec: GameSpec, perm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Four Tricks' rules treat the four suits alike (no suit outranks another; trump is whichever suit the
-    dealer names or the turned-up card shows), so suit ``s`` renamed ``perm[s]`` throughout a deal gives a
-    deal played the same way. Column sources of its observation and of its action rows (GameSpec.suit_relabel)."""
-    deck = spec.deck
-    ranks = deck // 4
-    old_suit = np.argsort(np.asarray(perm))  # the suit that becomes suit t
-    card = np.arange(deck)
-    old_card = old_suit[card // ranks] * ranks + card % ranks  # the card that becomes card c
-    obs = np.arange(spec.obs_size)
-    for name in CARD_BLOCKS:
-        off, size = spec.obs_offsets[name]
-        for k in range(0, size, deck):
-            obs[off + k:off + k + deck] = off + k + old_card
-    off, _ = spec.obs_offsets["trump"]
-    obs[off:off + 4] = off + old_suit  # index 4, no trump, stays
-    actions = np.arange(spec.num_actions)
-    actions[:deck] = old_card
-    actions[deck:deck + 4] = deck + old_suit  # the dealer's trump; the bids stay
-    return obs, actions

@@ -1,51 +1,34 @@
-"""King Calling / Königrufen (docs/rules.md, King Calling): the caller names a card and a secret partner.
-
-Options (allowed values, [default]):
-
-- ``partner_from`` "first_batch" | "full_hand" ["first_batch"]: whose hand
-  decides the partner: the holder of the called card among the other seats'
-  first 4 cards, or its holder after the full deal.
-- ``rounds`` an integer >= 1 [1]: deals per episode.
-
-``OPTIONS`` declares them (``trickenv info koenigrufen`` prints it).
-
-Actions (Discrete(70)): ``c`` plays card c (0..31); ``32 + c`` calls card c;
-``64 + s`` declares the marriage (K + O) in suit s; ``68`` declares the hundred,
-``69`` all tricks (the two "big" declarations: at most one per deal).
-The observation layout is in docs/observations/koenigrufen.md.
-"""
+"""King Calling rules (docs/rules.md, King Calling): options, phases, the call, declarations, kernels, scoring and
+records."""
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 from numba import njit
 
-from trickenv import cards
 from trickenv.engine.kernels import (
     DEAL_ENDED,
-    SERIAL,
     MATCH_ENDED,
     NOTHING_ENDED,
-    close_deal,
-    count_illegal,
-    idle_game,
+    SERIAL,
     bit,
+    clear,
+    close_deal,
     close_trick,
+    count_illegal,
     deal_split,
-    group_sizes,
     duty_bits,
+    group_sizes,
+    idle_game,
+    next_dealer,
     play_card,
     put_bits,
     put_equal,
-    clear,
-    next_dealer,
     seal_match,
-    step_outcome,
-    start_match,
     seat_after,
     seat_from,
+    start_match,
+    step_outcome,
     write_common_record,
 )
 from trickenv.engine.layout import (
@@ -72,11 +55,16 @@ from trickenv.engine.layout import (
 from trickenv.engine.state import State
 from trickenv.games import base
 from trickenv.games.base import (
-    Block, GameSpec, Option, SeatMetrics, Words, at_least, block_offsets, fill_records, literal, one_of,
-    resolve_options,
+    Block,
+    GameSpec,
+    Option,
+    SeatMetrics,
+    at_least,
+    block_offsets,
+    fill_records,
+    literal,
+    one_of,
 )
-from trickenv.games.trick_facts import TRICK_FACTS, trick_facts
-from trickenv.sampler import deal_unseen
 
 NAME = "koenigrufen"
 COMPILE_LABEL = "the King Calling kernels"  # trickenv.engine.first_run
@@ -405,7 +393,7 @@ def _finish_deal(played_by, played_in, trick_trump, dealt, last_play, s, cfg, g,
 
 
 @njit(inline="always")
-def _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards):
+def apply_action(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards):
     """Apply legal action ``a`` to game g; return what it ended (``engine.kernels`` codes)."""
     p = s[g, TO_ACT]
     if s[g, PHASE] == PH_CALL:
@@ -436,7 +424,7 @@ def _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, r
 
 
 @njit(inline="always")
-def _write_mask(hands, s, cfg, tab, g, mask):
+def write_mask(hands, s, cfg, tab, g, mask):
     """Legal actions of the seat to act in game g, into ``mask[g]``."""
     for k in range(NUM_ACTIONS):
         mask[g, k] = False
@@ -526,7 +514,7 @@ def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play
         start_match(s, rng, g, dealers[g], N)
         _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
                     deal_rows[g], use_deal[g])
-        _write_mask(hands, s, cfg, tab, g, mask)
+        write_mask(hands, s, cfg, tab, g, mask)
         _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
 
 
@@ -548,13 +536,13 @@ def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play,
         idle_game(rewards, done, deal_end, g)  # zero rewards and flags; a stepped game's are set below
         if not where[g]:
             continue
-        ended = _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
+        ended = apply_action(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
                        actions[g], rewards)
         if step_outcome(done, deal_end, g, ended, autoreset):
             next_dealer(s, rng, g, ended == MATCH_ENDED, N)
             _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
                         empty_row, False)
-        _write_mask(hands, s, cfg, tab, g, mask)
+        write_mask(hands, s, cfg, tab, g, mask)
         _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
     return 0
 
@@ -584,143 +572,12 @@ OPTIONS = (
 )
 
 
-def make_spec(**options: Any) -> GameSpec:
-    """Validate King Calling options (``OPTIONS``) and build its spec."""
-    resolved = resolve_options(NAME, OPTIONS, options)
-    partner_from, rounds = resolved["partner_from"], resolved["rounds"]
-    cfg = np.zeros(3, np.int32)
-    cfg[C_ROUNDS] = rounds
-    cfg[C_PARTNER_MODE] = PARTNER_MODES.index(partner_from)
-    cfg[C_ACTIONS] = NUM_ACTIONS
-    from trickenv.games.koenigrufen_solver import solve_kernel  # it imports this module's rules
-
-    return GameSpec(
-        name=NAME, options=resolved, num_players=NUM_PLAYERS, deck=DECK, hand_size=HAND, num_tricks=HAND,
-        num_actions=NUM_ACTIONS, obs_size=OBS_SIZE, num_fields=NUM_FIELDS, num_aux=NUM_AUX, cfg=cfg,
-        tab=card_table(), reset_kernel=reset_kernel, step_kernel=step_kernel,
-        observe_kernel=observe_kernel, obs_blocks=obs_blocks(),
-        records=deal_records, batch_sizes=(BATCH, BATCH), describe_action=describe_action, render_text=render,
-        option_table=OPTIONS, reward_scale=REWARD_SCALE, worst_score=WORST_SCORE, duties=(MUST_TRUMP, MUST_BEAT),
-        hide_private=hide_private, required_cards=required_cards, deal_worlds=deal_worlds,
-        settle_worlds=settle_worlds, search_decisions=SEARCH_DECISIONS, search_tiebreak=SEARCH_TIEBREAK,
-        side_points=side_points, seat_metrics=seat_metrics, play_news=play_news, turn_notes=turn_notes,
-        deal_facts=deal_facts, solve_kernel=solve_kernel, privileged_extra=privileged_extra,
-        privileged_extra_size=PRIVILEGED_EXTRA_SIZE, record_action=record_action,
-        action_features=trick_facts, action_feature_names=TRICK_FACTS,
-    )
-
-
 # ------------------------------------------------------------ what the other layers ask
 
 REWARD_SCALE = 1.0  # a plain 2-against-2 win pays +1
 WORST_SCORE = -15.0  # alone against three, stake 5 (all tricks declared and missed): 3 * 5
 
-# Search (PIMC). Every sampled world knows the partner, so searching the call and the declarations
-# is blindly optimistic (measured: -0.23 payment a deal against the rule-based agent); the rule-based
-# agent makes those decisions and search plays the cards. Payments come in whole stake units, so most
-# moves tie on payment alone; the side's card points (1/120 of a unit for all of them) break those ties.
-SEARCH_DECISIONS = "cards"
-SEARCH_TIEBREAK = 1.0
-
 UNKNOWN = -2  # in an information state: a partnership field the seat cannot know (partner, holder, alone kind)
-
-
-# The privileged observation's game block (trickenv.privileged): the second batch each seat is still to get
-# (relative seats x deck bits; empty after the call) and the partner as a relative seat, or "none" (before
-# the call, or the caller alone): the facts a critic needs that the hands alone do not tell.
-PRIVILEGED_EXTRA_SIZE = N * DECK + N + 1
-
-
-def privileged_extra(spec: GameSpec, state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
-    """King Calling's block of the privileged observation (``PRIVILEGED_EXTRA_SIZE``)."""
-    from trickenv.privileged import card_bits, relative_seats
-
-    out = np.zeros((len(games), PRIVILEGED_EXTRA_SIZE), np.int8)
-    order = relative_seats(seats, N)
-    out[:, :N * DECK] = card_bits(state.aux[games[:, None], 1 + order], DECK).reshape(len(games), N * DECK)
-    partner = state.s[games, PARTNER].astype(np.int64)
-    slot = np.where(partner >= 0, (partner - seats) % N, N)
-    out[np.arange(len(games)), N * DECK + slot] = 1
-    return out
-
-
-def hide_private(spec: GameSpec, info: State, seats: np.ndarray, undealt: np.ndarray) -> None:
-    """The world sampler's information state: keep the partnership fields only where they are public or the
-    seat's own knowledge."""
-    s = info.s
-    called = s[:, CALLED] >= 0
-    revealed = s[:, REVEALED] != 0
-    is_partner = s[:, PARTNER] == seats
-    holds = s[:, HOLDER] == seats  # holder (or holder once): knows the caller is alone unless it is the partner
-    known = ~called | revealed | is_partner | holds
-    for col in (PARTNER, HOLDER, ALONE):
-        s[:, col] = np.where(known, s[:, col], UNKNOWN)
-
-
-def required_cards(spec: GameSpec, info: State, i: int, others: list[int]) -> dict[int, int]:
-    """The world sampler: the king and ober of every declared marriage stay with their declarer."""
-    out = {}
-    for q in others:
-        m = int(info.s[i, MARR + q])
-        req = 0
-        for su in range(4):
-            if m >> su & 1:
-                req |= (1 << (su * RANKS + RANK_K)) | (1 << (su * RANKS + RANK_O))
-        if req:
-            out[q] = req
-    return out
-
-
-def deal_worlds(spec: GameSpec, info: State, worlds: State, i: int, caller: int, k: int, rng: np.ndarray) -> bool:
-    """The world sampler before the call: the caller knows its first 4 cards; the other first batches and
-    every second batch (its own too) are dealt again uniformly. False (nothing done) after the call."""
-    if info.s[i, PHASE] != PH_CALL:
-        return False
-    caps = np.array([4, 4, 4, 4, 4, 4, 4], np.int64)
-    mine = info.hands[i, caller]
-    pool_ids = [c for c in range(32) if not (int(mine) >> c) & 1]
-    others = [q for q in range(4) if q != caller]
-    for w in range(k):
-        row = i * k + w
-        hands = deal_unseen(rng, caps, pool_ids)
-        for j, q in enumerate(others):
-            worlds.hands[row, q] = hands[j]
-        for q in range(4):
-            worlds.aux[row, 1 + q] = hands[3 + q]
-        worlds.hands[row, caller] = mine
-        for q in range(4):
-            worlds.dealt[row, 0, q] = worlds.hands[row, q] | worlds.aux[row, 1 + q]
-            worlds.dealt[row, 0, 4 + q] = worlds.aux[row, 1 + q]
-    return True
-
-
-def settle_worlds(spec: GameSpec, worlds: State, rows: np.ndarray, k: int, coin_seeds: np.ndarray) -> None:
-    """The world sampler: fix partner, holder and alone kind where the seat does not know them, from the
-    world's cards.
-
-    ``rows`` are the worlds of some decisions, ``k`` consecutive ones each; decision j's coins (is the
-    called card in the holder's first batch?) are drawn from ``coin_seeds[j]``.
-    """
-    s = worlds.s[rows]
-    unknown = s[:, PARTNER] == UNKNOWN
-    if not unknown.any():
-        return
-    coin = np.zeros(len(rows), np.bool_)
-    for j in np.flatnonzero(unknown.reshape(-1, k).any(axis=1)):  # in the first batch: even odds
-        coin[j * k:(j + 1) * k] = np.random.default_rng(int(coin_seeds[j])).random(k) < 0.5
-    called = s[:, CALLED]
-    card = np.uint64(1) << called.astype(np.uint64)
-    held = (worlds.hands[rows] & card[:, None]) != 0
-    holder = np.where(held.any(axis=1), held.argmax(axis=1), -1)
-    # a played called card would be public (revealed), so here some hand holds it
-    caller = s[:, CALLER]
-    full_hand = spec.cfg[C_PARTNER_MODE] == MODE_FULL_HAND
-    with_partner = (holder != caller) & (full_hand | coin)
-    s[:, PARTNER] = np.where(unknown, np.where(with_partner, holder, -1), s[:, PARTNER])
-    s[:, HOLDER] = np.where(unknown, holder, s[:, HOLDER])
-    kind = np.where(with_partner, WITH_PARTNER, np.where((holder == caller) & coin, ALONE_ON_PURPOSE, ALONE_BY_CHANCE))
-    s[:, ALONE] = np.where(unknown, kind, s[:, ALONE])
-    worlds.s[rows] = s
 
 
 def side_points(spec: GameSpec, rec: dict[str, np.ndarray], seats: np.ndarray) -> np.ndarray:
@@ -761,63 +618,6 @@ def seat_metrics(spec: GameSpec, rec: dict[str, np.ndarray]) -> SeatMetrics:
         "declaration_win_rate": (won, declared),
         "marriages_declared": (rec["marriages"].sum(axis=2), every),
     }
-
-
-def play_news(spec: GameSpec, state: State, g: int, before: np.ndarray, words: Words) -> list[str]:
-    """The table's line once the called card is out: the sides are public from then on."""
-    s = state.s[g]
-    if before[REVEALED] or not s[REVEALED]:
-        return []
-    called = words.card(int(s[CALLED]))
-    if s[PARTNER] < 0:
-        return [f"the called card {called} is out: the caller plays alone"]
-    return [f"the called card {called} is out: {words.label(int(s[PARTNER]))} is the caller's partner"]
-
-
-# What a seat knows privately about its side, by the bits of its "own_status" block.
-OWN_STATUS_NOTES = ("you are the caller's secret partner",
-                    "you hold the called card but are not the partner: the caller is alone",
-                    "you called your own card: you play alone")
-
-
-def turn_notes(spec: GameSpec, view: dict[str, np.ndarray]) -> list[str]:
-    """The table's lines at the person's turn: what they know privately about their side."""
-    return [text for k, text in enumerate(OWN_STATUS_NOTES) if view["own_status"][k]]
-
-
-def deal_facts(spec: GameSpec, info: dict[str, Any], words: Words) -> list[str]:
-    """The table's lines after a deal: the call and sides, a big declaration, the result."""
-    out = []
-    caller = int(info["caller"])
-    partner = int(info["partner"])
-    side = f"with partner {words.label(partner)}" if partner >= 0 else "alone"
-    out.append(f"{words.label(caller, True)} called {words.card(int(info['called_card']))} "
-               f"and played {side}")
-    big = int(info["big_declaration"])
-    if big:
-        out.append(f"{words.label(int(info['big_declared_by']), True)} declared "
-                   f"{('the hundred', 'all tricks')[big - 1]}")
-    tt = info["team_totals"]
-    won = "won" if info["calling_wins"] else "lost"
-    out.append(f"calling side {int(tt[0])} (needed {int(info['threshold'])}), defenders {int(tt[1])}: "
-               f"the calling side {won}, stake {int(info['stake'])}")
-    return out
-
-
-# ------------------------------------------------------------ text and infos
-
-
-def describe_action(a: int) -> str:
-    """Name of a non-card action: a call, a marriage, the hundred or all tricks."""
-    if A_CALL <= a < A_MARRIAGE:
-        return f"call {cards.card_str(a - A_CALL, DECK)}"
-    if A_MARRIAGE <= a < A_HUNDRED:
-        return f"marriage {cards.SUIT_NAMES[a - A_MARRIAGE]}"
-    if a == A_HUNDRED:
-        return "hundred"
-    if a == A_ALL_TRICKS:
-        return "all tricks"
-    return f"action {a}"
 
 
 def deal_records(spec: GameSpec, state: State, games: np.ndarray) -> dict[str, np.ndarray]:
@@ -870,40 +670,3 @@ def record_kernel(dealt, last_play, s, games, first_batch, common, extra):
         team_tricks[i, 1] = other_tricks
         calling_wins[i] = s[g, LAST_CALL_WINS] != 0
         stake[i] = s[g, LAST_STAKE]
-
-
-def render(spec: GameSpec, state: State, g: int) -> str:
-    """A readable table of game g: call, public sides, declarations, trick and the acting hand."""
-    from trickenv.render import render_table
-
-    s = state.s[g]
-    extra = [f"caller P{int(s[CALLER])}"]
-    if s[CALLED] >= 0:
-        extra.append(f"called {cards.card_symbol(int(s[CALLED]), DECK)}")
-        if s[REVEALED]:
-            extra.append("caller alone" if s[PARTNER] < 0 else f"partner P{int(s[PARTNER])}")
-    decl = [f"P{q} marriage {cards.SUITS[su]}" for q in range(NUM_PLAYERS) for su in range(4)
-            if (int(s[MARR + q]) >> su) & 1]
-    if s[BIG_BY] >= 0:
-        decl.append(f"P{int(s[BIG_BY])} {BIG_NAMES[int(s[BIG_KIND])].replace('_', ' ')}")
-    if decl:
-        extra.append(", ".join(decl))
-    return render_table(spec, state, g, extra)
-
-
-def record_action(spec: GameSpec, rec: dict[str, np.ndarray], state: State, g: int) -> int | None:
-    """The call is the record's ``called_card``; in the first trick a seat makes its declarations (marriages,
-    then the hundred or all tricks) before its card, as the record's ``marriages`` and ``big_*`` say."""
-    s = state.s[g]
-    if s[PHASE] == PH_CALL:
-        return A_CALL + int(rec["called_card"])
-    if s[PHASE] != PH_PLAY or s[TRICK_NO] != 0:
-        return None
-    p = int(s[TO_ACT])
-    if "marriages" in rec:
-        for su in range(4):
-            if rec["marriages"][p, su] and not (int(s[MARR + p]) >> su) & 1:
-                return A_MARRIAGE + su
-    if int(rec.get("big_declared_by", -1)) == p and s[BIG_BY] < 0:
-        return A_HUNDRED if int(rec["big_declaration"]) == BIG_HUNDRED else A_ALL_TRICKS
-    return None

@@ -1,6 +1,6 @@
 """Time to strength of an expert-iteration run: each round's student against rules and pimc, by wall minutes.
 
-    python benchmarks/time_to_strength.py runs/four_tricks --deals 300 --seed 909 --png docs/training/ft_time.png [--ray]
+    python notebooks/experiments/time_to_strength.py runs/four_tricks --deals 300 --seed 909 --png docs/training/ft_time.png [--ray]
 
 An expert-iteration run (``trickenv train GAME --expert search``) keeps the student each
 round started from (``DIR/expert/student_I.npz``: student 0 is the warm start) and ends

@@ -13,10 +13,21 @@ from __future__ import annotations
 from numba import njit
 
 from trickenv.engine.alphabeta import solve_positions
-from trickenv.games.koenigrufen import (
-    ALONE, BIG_BY, BIG_KIND, CALLED, CALLER, HOLDER, LAST_CALL_TOTAL, LAST_CALLER, LAST_DEF_TOTAL, MARR, PARTNER, REVEALED,
-    _apply,
-    _write_mask,
+from trickenv.games.koenigrufen.rules import (
+    ALONE,
+    BIG_BY,
+    BIG_KIND,
+    CALLED,
+    CALLER,
+    HOLDER,
+    LAST_CALL_TOTAL,
+    LAST_CALLER,
+    LAST_DEF_TOTAL,
+    MARR,
+    PARTNER,
+    REVEALED,
+    apply_action,
+    write_mask,
 )
 
 COMPILE_LABEL = "the King Calling solver"  # trickenv.engine.first_run
@@ -57,7 +68,7 @@ def solve_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play
                  per_move, tiebreak, cards_only, merge, use_tt, maxn, tt_keys, tt_lo, tt_hi, tt_move, tt_vec, values,
                  nodes):
     """``trickenv.engine.alphabeta.solve_positions`` with the rules of King Calling."""
-    solve_positions(_apply, _write_mask, _allied, _side_total, _card_kind, KEY_FIELDS, COPY_FIELDS,
+    solve_positions(apply_action, write_mask, _allied, _side_total, _card_kind, KEY_FIELDS, COPY_FIELDS,
                     (hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng), cfg, tab, games, me,
                     per_move, tiebreak, (cards_only, merge, use_tt, maxn), (tt_keys, tt_lo, tt_hi, tt_move, tt_vec),
                     values, nodes)

@@ -1,10 +1,10 @@
 """How much a search setting's choices suffer from the luck of its sampled worlds, and what it costs.
 
-    python benchmarks/search_noise.py                              # Four Tricks, the settings of docs/agents.md
-    python benchmarks/search_noise.py --game farbwechsel --batches 2 --reference 256
+    python notebooks/experiments/search_noise.py          # Four Tricks, the settings of docs/agents.md
+    python notebooks/experiments/search_noise.py --game farbwechsel --batches 2 --reference 256
 
 A search that samples 64 worlds values each move with the noise of 64 draws: two runs with other worlds often
-pick different moves. This benchmark measures that noise at positions the rule-based agents reach (``--batches``
+pick different moves. This experiment measures that noise at positions the rule-based agents reach (``--batches``
 batches of 64 decisions with more than one legal card, each at a random point of the deal) against a reference:
 the same search with ``--reference`` worlds (512). For each setting it reports
 

@@ -11,7 +11,7 @@ from numba import njit
 
 from trickenv.engine.alphabeta import solve_positions
 from trickenv.engine.layout import LAST_POINTS
-from trickenv.games.four_tricks import BIDS, LAST_BIDS, NUM_BIDS, TARGET, _apply, _write_mask
+from trickenv.games.four_tricks.rules import BIDS, LAST_BIDS, NUM_BIDS, TARGET, apply_action, write_mask
 
 COMPILE_LABEL = "the Four Tricks solver"  # trickenv.engine.first_run
 
@@ -45,7 +45,7 @@ def solve_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play
                  per_move, tiebreak, cards_only, merge, use_tt, maxn, tt_keys, tt_lo, tt_hi, tt_move, tt_vec, values,
                  nodes):
     """``trickenv.engine.alphabeta.solve_positions`` with the rules of Four Tricks."""
-    solve_positions(_apply, _write_mask, _allied, _side_total, _card_kind, KEY_FIELDS, COPY_FIELDS,
+    solve_positions(apply_action, write_mask, _allied, _side_total, _card_kind, KEY_FIELDS, COPY_FIELDS,
                     (hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng), cfg, tab, games, me,
                     per_move, tiebreak, (cards_only, merge, use_tt, maxn), (tt_keys, tt_lo, tt_hi, tt_move, tt_vec),
                     values, nodes)

@@ -1,7 +1,7 @@
 """Where in a deal one player loses to (or gains on) another: let it play only part of each deal.
 
-    python benchmarks/where_it_loses.py koenigrufen                       # the shipped player against pimc
-    python benchmarks/where_it_loses.py four_tricks --field random,rules --deals 1000
+    python notebooks/experiments/where_it_loses.py koenigrufen            # the shipped player against pimc
+    python -m trickenv.research.where_it_loses four_tricks --field random,rules --deals 1000
 
 A trained player that trails a search by 0.06 a deal says nothing of where the 0.06 goes. Here the
 ``--player`` plays only some of a seat's decisions and the ``--reference`` the rest, in a stand-in

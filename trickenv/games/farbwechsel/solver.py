@@ -2,7 +2,7 @@
 
 The value is one seat's deal score (its team's with ``partnership=True``, where the
 two teams play a zero-sum game of card points), with every other seat against it
-(paranoid). The trump changes are the game's ``_apply``: the solver plays them as the
+(paranoid). The trump changes are the game's ``apply_action``: the solver plays them as the
 engine does. Cards that change trump are of their own kind, so a queen is never merged
 with a plain card next to it.
 """
@@ -13,7 +13,7 @@ from numba import njit
 
 from trickenv.engine.alphabeta import solve_positions
 from trickenv.engine.layout import LAST_POINTS
-from trickenv.games.farbwechsel import C_PARTNER, FIRST_TRUMP, REC, TAB_SWITCH, _apply, _write_mask
+from trickenv.games.farbwechsel.rules import C_PARTNER, FIRST_TRUMP, REC, TAB_SWITCH, apply_action, write_mask
 
 COMPILE_LABEL = "the Farbwechsel solver"  # trickenv.engine.first_run
 
@@ -48,7 +48,7 @@ def solve_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play
                  per_move, tiebreak, cards_only, merge, use_tt, maxn, tt_keys, tt_lo, tt_hi, tt_move, tt_vec, values,
                  nodes):
     """``trickenv.engine.alphabeta.solve_positions`` with the rules of Farbwechsel."""
-    solve_positions(_apply, _write_mask, _allied, _side_total, _card_kind, KEY_FIELDS, COPY_FIELDS,
+    solve_positions(apply_action, write_mask, _allied, _side_total, _card_kind, KEY_FIELDS, COPY_FIELDS,
                     (hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng), cfg, tab, games, me,
                     per_move, tiebreak, (cards_only, merge, use_tt, maxn), (tt_keys, tt_lo, tt_hi, tt_move, tt_vec),
                     values, nodes)

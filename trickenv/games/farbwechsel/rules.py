@@ -1,31 +1,4 @@
-"""Farbwechsel (docs/rules.md, Farbwechsel): trump changes after every trick that holds a queen.
-
-Options (allowed values, [default]):
-
-- ``num_players`` 3 | 4 [3]: 10 cards to each seat and 2 set aside with 3
-  players, 8 each with 4.
-- ``partnership`` True | False [False]: 4 players only: seats 0+2 play against
-  1+3 and score their card points together.
-- ``ranking`` "skat" | "natural" | "trump_ten" ["skat"]: the card order:
-  "skat" A > 10 > K > Q > J > 9 > 8 > 7 in every suit; "natural" A > K > Q > J
-  > 10 > ...; "trump_ten" natural except in the trump suit, where the 10 ranks
-  just below the ace.
-- ``switch_ranks`` ("Q",) | ("Q", "J") | () [("Q",)]: the ranks whose cards change
-  trump (with the jacks: Double Farbwechsel; (): none, the dealer's trump stays, a
-  control variant for measuring what switching is worth).
-- ``switch_mode`` "last_suit" | "cycle" ["last_suit"]: the suit of the trick's
-  last switching card becomes trump, or each switching card moves trump one
-  suit along C, S, H, D (Fixed Farbwechsel).
-- ``rounds`` an integer >= 1 [1]: deals per episode.
-
-``OPTIONS`` declares them (``trickenv info farbwechsel`` prints it).
-
-Every trump change is recorded in the scalar state (the ``REC`` records, ``R_*`` fields)
-and reported three ways: the ``change_*`` fields of the deal records (and AEC
-infos), one event per change from :func:`step_events`, and the counters of
-``GameSpec.counters``. docs/observations/farbwechsel.md describes the
-observation and these reports.
-"""
+"""Farbwechsel rules (docs/rules.md, Farbwechsel): options, phases, kernels, trump changes, scoring and records."""
 
 from __future__ import annotations
 
@@ -37,25 +10,25 @@ from numba import njit
 from trickenv import cards
 from trickenv.engine.kernels import (
     DEAL_ENDED,
-    SERIAL,
     MATCH_ENDED,
     NOTHING_ENDED,
+    SERIAL,
+    clear,
     close_deal,
-    count_illegal,
-    idle_game,
-    deal_hands,
     close_trick,
+    count_illegal,
+    deal_hands,
     follow_suit_bits,
+    idle_game,
+    next_dealer,
     play_card,
     put_bits,
     put_equal,
-    clear,
-    next_dealer,
     seal_match,
-    step_outcome,
-    start_match,
     seat_after,
     seat_from,
+    start_match,
+    step_outcome,
     write_common_record,
 )
 from trickenv.engine.layout import (
@@ -84,10 +57,18 @@ from trickenv.engine.layout import (
 )
 from trickenv.engine.state import State
 from trickenv.games.base import (
-    Block, GameSpec, Option, OptionValues, SeatMetrics, Words, at_least, block_offsets, card_table, check_bool,
-    fill_records, literal, one_of, resolve_options, write_offsets,
+    Block,
+    GameSpec,
+    Option,
+    OptionValues,
+    SeatMetrics,
+    at_least,
+    block_offsets,
+    check_bool,
+    fill_records,
+    literal,
+    one_of,
 )
-from trickenv.games.trick_facts import TRICK_FACTS, trick_facts
 
 NAME = "farbwechsel"
 COMPILE_LABEL = "the Farbwechsel kernels"  # trickenv.engine.first_run
@@ -263,7 +244,7 @@ def _finish_deal(played_by, played_in, trick_trump, dealt, last_play, s, cfg, g,
 
 
 @njit(inline="always")
-def _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards):
+def apply_action(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g, a, rewards):
     """Apply legal action ``a`` to game g; return what it ended (``engine.kernels`` codes)."""
     n = cfg[C_N]
     p = s[g, TO_ACT]
@@ -290,7 +271,7 @@ def _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, r
 
 
 @njit(inline="always")
-def _write_mask(hands, s, cfg, tab, g, mask):
+def write_mask(hands, s, cfg, tab, g, mask):
     """Legal actions of the seat to act in game g, into ``mask[g]``."""
     ph = s[g, PHASE]
     if ph == PH_PLAY:
@@ -365,7 +346,7 @@ def reset_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play
         start_match(s, rng, g, dealers[g], cfg[C_N])
         _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g,
                     deal_rows[g], use_deal[g])
-        _write_mask(hands, s, cfg, tab, g, mask)
+        write_mask(hands, s, cfg, tab, g, mask)
         _write_obs(hands, played_by, played_in, trick_trump, s, cfg, g, s[g, TO_ACT], obs)
 
 
@@ -387,13 +368,13 @@ def step_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play,
         idle_game(rewards, done, deal_end, g)  # zero rewards and flags; a stepped game's are set below
         if not where[g]:
             continue
-        ended = _apply(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
+        ended = apply_action(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
                        actions[g], rewards)
         if step_outcome(done, deal_end, g, ended, autoreset):
             next_dealer(s, rng, g, ended == MATCH_ENDED, cfg[C_N])
             _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, g,
                         empty_row, False)
-        _write_mask(hands, s, cfg, tab, g, mask)
+        write_mask(hands, s, cfg, tab, g, mask)
         _write_obs(hands, played_by, played_in, trick_trump, s, cfg, g, s[g, TO_ACT], obs)
     return 0
 
@@ -452,65 +433,6 @@ OPTIONS = (
 )
 
 
-def make_spec(**options: Any) -> GameSpec:
-    """Validate Farbwechsel options (``OPTIONS``) and build its spec."""
-    resolved = resolve_options(NAME, OPTIONS, options)
-    n, partnership, ranking = resolved["num_players"], resolved["partnership"], resolved["ranking"]
-    switch_ranks, switch_mode, rounds = resolved["switch_ranks"], resolved["switch_mode"], resolved["rounds"]
-
-    hand = DECK // n if n == 4 else 10
-    sides = 2 if partnership else n
-    par = MAX_POINTS // sides
-    num_actions = DECK + 4
-    plain, in_trump = STRENGTHS[ranking]
-    ids = np.arange(DECK)
-    rank = ids % RANKS
-    tab = card_table(ids // RANKS, np.asarray(plain)[rank], np.asarray(CARD_POINTS)[rank],
-                     trump_strength=np.asarray(in_trump)[rank], game_rows=1)
-    for r in switch_ranks:
-        tab[TAB_SWITCH, ids % RANKS == RANK_INDEX[r]] = 1
-    cfg = np.zeros(NUM_CFG, np.int32)
-    cfg[[C_N, C_HAND, C_PARTNER, C_CYCLE, C_ROUNDS, C_ACTIONS, C_PAR]] = [
-        n, hand, partnership, switch_mode == "cycle", rounds, num_actions, par,
-    ]
-    blocks = obs_blocks(n, hand)
-    write_offsets(cfg, C_OFF_TRICK, OBS_SLOTS, blocks)
-    obs_size = sum(b.size for b in blocks)
-
-    from trickenv.games.farbwechsel_solver import solve_kernel  # it imports this module's rules
-
-    def describe(a: int) -> str:
-        if DECK <= a < DECK + 4:
-            return f"trump {cards.SUIT_NAMES[a - DECK]}"
-        return f"action {a}"
-
-    return GameSpec(
-        name=NAME, options=resolved, num_players=n, deck=DECK, hand_size=hand, num_tricks=hand,
-        num_actions=num_actions, obs_size=obs_size, num_fields=NUM_FIELDS, num_aux=1, cfg=cfg, tab=tab,
-        reset_kernel=reset_kernel, step_kernel=step_kernel,
-        observe_kernel=observe_kernel, obs_blocks=blocks, records=deal_records,
-        describe_action=describe, render_text=render,
-        step_events=step_events,
-        event_counter=CHANGES_TOTAL,
-        counters={
-            "trump_changes": CHANGES,
-            "trump_changes_total": CHANGES_TOTAL,
-            "last_deal_trump_changes": LAST_CHANGES,
-            "switch_cards": SWITCH_CARDS,
-            "switch_cards_total": SWITCH_TOTAL,
-        },
-        option_table=OPTIONS, reward_scale=REWARD_SCALE, worst_score=-2.0 * (MAX_POINTS / sides),
-        card_sets={"switch": tab[TAB_SWITCH] != 0}, seat_metrics=seat_metrics, deal_facts=deal_facts,
-        record_action=record_action, history_actions=history_actions,
-        solve_kernel=solve_kernel, action_features=trick_facts, action_feature_names=TRICK_FACTS,
-        # The search agent weighs its worlds by how likely the others' moves were under a trained player
-        # (where it fits the variant): +2.35 [0.43, 4.28] a deal against unweighted worlds (docs/agents.md).
-        # That player is the one it was measured with (the shipped player before the per-card facts), so
-        # the search, and the expert-iteration labels made with it, stay what they were measured to be.
-        search_agent_inference="policy", search_agent_likelihood="farbwechsel_likelihood",
-    )
-
-
 # ------------------------------------------------------------ what the other layers ask
 
 # 1/120 of the deck's card points: the par of 40 points (3 players) is worth +0.33 to a single-seat learner.
@@ -527,21 +449,6 @@ def seat_metrics(spec: GameSpec, rec: dict[str, np.ndarray]) -> SeatMetrics:
     counted = (j < rec["trump_changes"][:, None])[:, :, None]
     caused = ((rec["change_seat"][:, :, None] == seats[:, None, :]) & counted).sum(axis=1)
     return {"card_points": (rec["points"], every), "trump_changes_caused": (caused, every)}
-
-
-def deal_facts(spec: GameSpec, info: dict[str, Any], words: Words) -> list[str]:
-    """The table's lines after a deal: first and last trump and the changes, team points, the cards set aside."""
-    out = []
-    k = int(info["trump_changes"])
-    out.append(f"first trump {words.suit(int(info['first_trump']))}; trump changed {k} time"
-               f"{'' if k == 1 else 's'}; last trump {words.suit(int(info['trump']))}")
-    if "team_points" in info:
-        tp = info["team_points"]
-        out.append(f"teams: P0+P2 {int(tp[0])} points, P1+P3 {int(tp[1])} points")
-    if len(info["undealt"]):
-        aside = " ".join(words.card(c) for c in info["undealt"])
-        out.append(f"set aside: {aside} ({int(info['set_aside_points'])} points)")
-    return out
 
 
 # ------------------------------------------------------------ text and infos
@@ -643,30 +550,3 @@ def step_events(spec: GameSpec, state: State, g: int, s_before: np.ndarray) -> l
         e["event"] = "trump_change"
         e["round"] = int(s_before[ROUND])
     return events
-
-
-def render(spec: GameSpec, state: State, g: int) -> str:
-    """A readable table of game g: trump, first trump, changes, trick, points, the acting hand."""
-    from trickenv.render import render_table
-
-    s = state.s[g]
-    extra = []
-    if s[FIRST_TRUMP] >= 0:
-        extra.append(f"declared {cards.SUIT_SYMBOLS[int(s[FIRST_TRUMP])]}")
-    extra.append(f"changes {int(s[CHANGES])}")
-    return render_table(spec, state, g, extra)
-
-
-def history_actions(spec: GameSpec, info: State, rows: np.ndarray, sim: State, games: np.ndarray) -> np.ndarray:
-    """The dealer's declaration (public: ``FIRST_TRUMP``) where the replay is at it; every other decision is a card."""
-    out = np.full(len(games), -1, np.int64)
-    at = sim.s[games, PHASE] == PH_TRUMP
-    out[at] = DECK + info.s[rows[at], FIRST_TRUMP]
-    return out
-
-
-def record_action(spec: GameSpec, rec: dict[str, np.ndarray], state: State, g: int) -> int | None:
-    """The dealer's declaration is the record's ``first_trump``; every other decision is a card (trickenv.replay)."""
-    if state.s[g, PHASE] == PH_TRUMP:
-        return DECK + int(rec["first_trump"]) if "first_trump" in rec else DECK + int(rec["trick_trump"][0])
-    return None

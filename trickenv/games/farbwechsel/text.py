@@ -1,0 +1,71 @@
+"""What the table says in Farbwechsel: action names, the table, why a move is illegal, the facts of a deal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trickenv import cards
+from trickenv.engine.layout import PH_TRUMP, PHASE
+from trickenv.engine.state import State
+from trickenv.games.base import (
+    GameSpec,
+    Words,
+)
+from trickenv.games.farbwechsel.rules import (
+    CHANGES,
+    DECK,
+    FIRST_TRUMP,
+)
+from trickenv.games.parts import GameText
+from trickenv.games.table_text import card_reason, render_table
+
+
+def deal_facts(spec: GameSpec, info: dict[str, Any], words: Words) -> list[str]:
+    """The table's lines after a deal: first and last trump and the changes, team points, the cards set aside."""
+    out = []
+    k = int(info["trump_changes"])
+    out.append(f"first trump {words.suit(int(info['first_trump']))}; trump changed {k} time"
+               f"{'' if k == 1 else 's'}; last trump {words.suit(int(info['trump']))}")
+    if "team_points" in info:
+        tp = info["team_points"]
+        out.append(f"teams: P0+P2 {int(tp[0])} points, P1+P3 {int(tp[1])} points")
+    if len(info["undealt"]):
+        aside = " ".join(words.card(c) for c in info["undealt"])
+        out.append(f"set aside: {aside} ({int(info['set_aside_points'])} points)")
+    return out
+
+
+def render(spec: GameSpec, state: State, g: int) -> str:
+    """A readable table of game g: trump, first trump, changes, trick, points, the acting hand."""
+    s = state.s[g]
+    extra = []
+    if s[FIRST_TRUMP] >= 0:
+        extra.append(f"declared {cards.SUIT_SYMBOLS[int(s[FIRST_TRUMP])]}")
+    extra.append(f"changes {int(s[CHANGES])}")
+    return render_table(spec, state, g, extra)
+
+
+def describe_action(spec: GameSpec, a: int) -> str:
+    """Name of a non-card action: the dealer's trump."""
+    if DECK <= a < DECK + 4:
+        return f"trump {cards.SUIT_NAMES[a - DECK]}"
+    return f"action {a}"
+
+
+# What comes before the cards, by phase.
+BEFORE_CARDS = {PH_TRUMP: "choose trump first, before any card is played"}
+
+
+def illegal_reason(spec: GameSpec, state: State, g: int, seat: int, a: int, moves: list[int], words: Words,
+                   legal: str) -> str:
+    """Why ``a`` is not legal now: the trick rules for a card; the dealer names trump before play."""
+    if a < spec.deck:
+        return card_reason(spec, state, g, seat, a, moves, words, legal, BEFORE_CARDS)
+    name = spec.action_str(a)
+    if int(state.s[g, PHASE]) != PH_TRUMP:
+        return "trump is chosen by the dealer before play" + legal
+    return f"{name} is not possible{legal}"
+
+
+GAME_TEXT = GameText(describe_action=describe_action, render=render, illegal_reason=illegal_reason,
+                     deal_facts=deal_facts)
