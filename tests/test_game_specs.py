@@ -234,3 +234,19 @@ def test_no_module_under_games_names_a_player_file_or_an_agent_default():
     text = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "trickenv" / "games").rglob("*.py"))
     for word in (".npz", "_rollout", "_likelihood", "search_agent", "shipped", "models/"):
         assert word not in text, word
+
+
+def test_a_game_without_a_versioned_module_still_makes_its_aec_env(monkeypatch):
+    """A new game needs no ``trickenv/<game>_v0.py`` to be played: ``trickenv.make`` binds the same env."""
+    import trickenv.envs
+
+    versioned = trickenv.make("four_tricks")
+    monkeypatch.delitem(trickenv.envs.ENV_MODULES, "four_tricks")
+    bound = trickenv.make("four_tricks")
+    assert type(bound.unwrapped) is not type(versioned.unwrapped)
+    for env in (versioned, bound):
+        env.reset(seed=3)
+    a, b = versioned.last()[0], bound.last()[0]
+    assert np.array_equal(a["observation"], b["observation"]) and np.array_equal(a["action_mask"], b["action_mask"])
+    with pytest.raises(ValueError, match="unknown game 'hearts'"):
+        trickenv.make("hearts")

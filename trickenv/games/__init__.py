@@ -25,7 +25,10 @@ Adding a game (say Hearts):
 4. its tests: ``tests/test_hearts.py`` (scripted deals checked by hand), and the shared suites pick it up from
    the variants (AEC against batched, invariants, fingerprints).
 
-No other layer changes: the envs, the sampler, the search, evaluation, training and the table ask the spec.
+No other layer changes: the envs (``trickenv.make("hearts")``, ``make_vec``, ``make_single``), the sampler,
+the search, evaluation, training and the table ask the spec. Once its rules are settled, a game may get a
+versioned PettingZoo module (``trickenv/hearts_v0.py``, named in :mod:`trickenv.envs`), a gymnasium id
+(``trickenv/__init__.py``) and tuned search defaults (:mod:`trickenv.agents.search_defaults`).
 """
 
 from __future__ import annotations
