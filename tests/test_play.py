@@ -324,3 +324,32 @@ def test_the_persons_view_does_not_depend_on_the_other_hands():
     assert "hands" not in views[0] and [c["card"] for c in views[0]["hand"]] == sorted(deal[0], key=lambda c: (
         c // cards.num_ranks(32), -(c % cards.num_ranks(32))))
     assert [m["text"] for m in views[0]["moves"]][0].startswith("trump")
+
+
+def _held(table, p, held=True):
+    hand = int(table.env.game.hands[0, p])
+    return next(c for c in range(table.spec.deck) if bool(hand >> c & 1) == held)
+
+
+def test_each_game_says_why_from_its_own_rules():
+    """GameText.illegal_reason: the phase's decision comes before the cards, and each game's own actions."""
+    fw = Table("farbwechsel", ["rules"] * 3, seed=2, output=io.StringIO())
+    fw.start()
+    p = fw.to_act
+    assert fw.reason(_held(fw, p, False)).startswith("you do not hold")
+    assert fw.reason(_held(fw, p)).startswith("choose trump first, before any card is played; legal: ")
+    fw.apply(fw.bot_action())  # the dealer's trump
+    assert fw.reason(fw.spec.deck).startswith("trump is chosen by the dealer before play; legal: ")
+
+    ft = Table("four_tricks", ["rules"] * 3, seed=2, options={"bidding": True}, output=io.StringIO())
+    ft.start()
+    assert ft.reason(_held(ft, ft.to_act)).startswith("choose trump first")
+    assert ft.reason(ft.spec.deck + 4).startswith("bids are made after trump is fixed and before play")
+    ft.apply(ft.bot_action())
+    assert ft.reason(_held(ft, ft.to_act)).startswith("bid first (e.g. 'bid 4'), cards are played after the bidding")
+
+    kc = Table("koenigrufen", ["rules"] * 4, seed=2, output=io.StringIO())
+    kc.start()
+    assert kc.reason(_held(kc, kc.to_act)).startswith("call a card first; legal: ")
+    kc.apply(kc.bot_action())  # the call
+    assert kc.reason(kc.spec.deck).startswith("only the caller calls a card, before play")

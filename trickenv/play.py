@@ -357,8 +357,7 @@ class Table:
             legal = mask if your_turn else np.zeros_like(mask)
             out["hand"] = [{**self._card_view(c), "legal": bool(legal[c])} for c in self._hand(self.human)]
             out["moves"] = [{"action": a, "text": self.action_text(a)} for a in self.moves(legal) if a >= deck]
-            out["notes"] = (list(spec.text.turn_notes(spec, decode(spec, obs["observation"])))
-                            if your_turn and spec.text.turn_notes is not None else [])
+            out["notes"] = list(spec.text.turn_notes(spec, decode(spec, obs["observation"]))) if your_turn else []
         if reveal:
             out["hands"] = [[self._card_view(c) for c in self._hand(q)] for q in range(n)]
         return out
@@ -453,7 +452,7 @@ class Table:
                      f"{self.card(e['card'])}); {_suit(new)} is trump from trick {e['trick'] + 2} ***")
         if not deal_end and not events and s[TRUMP] != before[TRUMP] and s[TRUMP] >= 0:
             self.say(f"   trump is {_suit(int(s[TRUMP]))}")
-        if spec.text.play_news is not None and not deal_end:  # the game's public news (King Calling: the sides)
+        if not deal_end:  # the game's public news (King Calling: the sides)
             for text in spec.text.play_news(spec, env.game, 0, before, self):
                 self.say(f"   {text}")
 
@@ -471,9 +470,8 @@ class Table:
         spec = self.spec
         self.say(f"\n--- your turn (P{p}) ---")
         self.say(spec.text.render(spec, self.env.game, 0))
-        if spec.text.turn_notes is not None:  # what the person knows privately (King Calling: their side)
-            for text in spec.text.turn_notes(spec, decode(spec, obs["observation"])):
-                self.say(text)
+        for text in spec.text.turn_notes(spec, decode(spec, obs["observation"])):  # what they know privately
+            self.say(text)
         if self._planned != 1 and self.scores:
             total = np.sum(self.scores, axis=0)
             self.say(f"match after {len(self.scores)} deal{'' if len(self.scores) == 1 else 's'}: "
@@ -607,8 +605,6 @@ class Table:
 
     def _facts(self, info: dict[str, Any]) -> list[str]:
         """The game's own facts of a finished deal (from its record, docs/records.md)."""
-        if self.spec.text.deal_facts is None:
-            return []
         return self.spec.text.deal_facts(self.spec, info, self)
 
     def _summary(self) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from trickenv import cards
 from trickenv.engine.layout import (
-    DEALER, LEADER, PHASE, PH_DONE, POINTS, ROUND, TO_ACT, TOTALS, TRICK, TRICK_LEN, TRICK_NO, TRICKS, TRUMP,
+    DEALER, LEADER, PHASE, PH_DONE, PH_TRUMP, POINTS, ROUND, TO_ACT, TOTALS, TRICK, TRICK_LEN, TRICK_NO, TRICKS, TRUMP,
 )
 from trickenv.engine.state import State
 
@@ -55,6 +55,17 @@ def render_table(spec, state, g: int, extra: Sequence[str] = ()) -> str:
         p = int(s[TO_ACT])
         lines.append(f"hand of P{p}: {hand_text(int(state.hands[g, p]), deck)}")
     return "\n".join(lines)
+
+
+# Where the dealer names trump before play (Farbwechsel, Four Tricks), what comes before the cards.
+TRUMP_FIRST = "choose trump first, before any card is played"
+
+
+def trump_reason(spec: "GameSpec", state: State, g: int, a: int, legal: str) -> str:
+    """Why the trump action ``a`` is not legal now: the dealer names trump, before play."""
+    if int(state.s[g, PHASE]) != PH_TRUMP:
+        return "trump is chosen by the dealer before play" + legal
+    return f"{spec.action_str(a)} is not possible{legal}"
 
 
 def card_reason(spec: "GameSpec", state: State, g: int, seat: int, c: int, moves: list[int], words: "Words",

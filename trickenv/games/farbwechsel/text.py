@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from trickenv import cards
-from trickenv.engine.layout import PH_TRUMP, PHASE
+from trickenv.engine.layout import PH_TRUMP
 from trickenv.engine.state import State
 from trickenv.games.base import (
     GameSpec,
@@ -17,7 +17,7 @@ from trickenv.games.farbwechsel.rules import (
     FIRST_TRUMP,
 )
 from trickenv.games.parts import GameText
-from trickenv.games.table_text import card_reason, render_table
+from trickenv.games.table_text import TRUMP_FIRST, card_reason, trump_reason, render_table
 
 
 def deal_facts(spec: GameSpec, info: dict[str, Any], words: Words) -> list[str]:
@@ -53,7 +53,7 @@ def describe_action(spec: GameSpec, a: int) -> str:
 
 
 # What comes before the cards, by phase.
-BEFORE_CARDS = {PH_TRUMP: "choose trump first, before any card is played"}
+BEFORE_CARDS = {PH_TRUMP: TRUMP_FIRST}
 
 
 def illegal_reason(spec: GameSpec, state: State, g: int, seat: int, a: int, moves: list[int], words: Words,
@@ -61,10 +61,7 @@ def illegal_reason(spec: GameSpec, state: State, g: int, seat: int, a: int, move
     """Why ``a`` is not legal now: the trick rules for a card; the dealer names trump before play."""
     if a < spec.deck:
         return card_reason(spec, state, g, seat, a, moves, words, legal, BEFORE_CARDS)
-    name = spec.action_str(a)
-    if int(state.s[g, PHASE]) != PH_TRUMP:
-        return "trump is chosen by the dealer before play" + legal
-    return f"{name} is not possible{legal}"
+    return trump_reason(spec, state, g, a, legal)
 
 
 GAME_TEXT = GameText(describe_action=describe_action, render=render, illegal_reason=illegal_reason,

@@ -17,7 +17,7 @@ from trickenv.games.four_tricks.rules import (
     TURNED_UP,
 )
 from trickenv.games.parts import GameText
-from trickenv.games.table_text import card_reason, render_table
+from trickenv.games.table_text import TRUMP_FIRST, card_reason, trump_reason, render_table
 
 
 def deal_facts(spec: GameSpec, info: dict[str, Any], words: Words) -> list[str]:
@@ -55,7 +55,7 @@ def describe_action(spec: GameSpec, a: int) -> str:
 
 
 # What comes before the cards, by phase.
-BEFORE_CARDS = {PH_TRUMP: "choose trump first, before any card is played",
+BEFORE_CARDS = {PH_TRUMP: TRUMP_FIRST,
                 PH_BID: "bid first (e.g. 'bid 4'), cards are played after the bidding"}
 
 
@@ -65,11 +65,10 @@ def illegal_reason(spec: GameSpec, state: State, g: int, seat: int, a: int, move
     and the dealer's bid may not make the bids add up to the tricks."""
     if a < spec.deck:
         return card_reason(spec, state, g, seat, a, moves, words, legal, BEFORE_CARDS)
-    s, name = state.s[g], spec.action_str(a)
-    phase = int(s[PHASE])
     if a < spec.deck + 4:
-        return ("trump is chosen by the dealer before play" if phase != PH_TRUMP else f"{name} is not possible") + legal
-    if phase != PH_BID:
+        return trump_reason(spec, state, g, a, legal)
+    s, name = state.s[g], spec.action_str(a)
+    if int(s[PHASE]) != PH_BID:
         return "bids are made after trump is fixed and before play" + legal
     k = a - spec.deck - 4
     bids = s[BIDS:BIDS + spec.num_players]
