@@ -4,7 +4,7 @@ A plain policy network ends in one output row per action: what it learns about
 playing the ten of hearts it has to learn again for the ten of spades, from that
 card's rows alone. In the endgame, where every deal is a new combination of a few
 cards, that is where a distilled player loses to the search it learned from
-(docs/training.md, "Where the trained players lose"). The card head, after the
+(docs/how-it-was-found/training.md). The card head, after the
 action values of DouZero, adds to each card's logit a score computed by one
 network for all cards, from the last hidden layer ``h`` and the card's own inputs
 (:func:`card_inputs`)::

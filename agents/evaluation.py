@@ -6,7 +6,7 @@ How a run works, top to bottom (:func:`evaluate` follows it step by step):
    sits in which seat. Every deal is played once in each seating of a fixed
    list (:func:`make_seatings`), so luck of the cards cancels: each agent gets
    every hand in every seat as often as every other agent. For the seatings of
-   each game see :func:`make_seatings` and docs/agents.md.
+   each game see :func:`make_seatings` and docs/guides/evaluation.md.
 2. **Deals** (:func:`make_deals`). Deal ``i`` is game ``i``'s first deal of
    ``make_vec(game, N, seed=S, **options).reset()`` (cards and dealer), read
    with ``current_deals()``; the same seed repeats the run exactly. The deals

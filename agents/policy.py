@@ -192,7 +192,7 @@ class PolicyAgent(BatchAgent):
 
         The first layer adds up only the weight rows of the observation's ones and of the nonzero trick
         facts (:mod:`trickenv.agents.sparse_layer`): the same values as the dense ``features(obs) @ W0 + b0``
-        up to float rounding, and faster (docs/performance.md, "The first layer, sparse"). The weights are
+        up to float rounding, and faster (docs/how-it-was-found/speed.md). The weights are
         folded when the agent is made: change a player by making a new one."""
         h = np.empty((len(x), self.weights[0][1].shape[0]), np.float32)
         h[:] = self.weights[0][1]

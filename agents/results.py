@@ -1,6 +1,6 @@
 """What an evaluation reports: :class:`Results` and its three forms, plus the tournament's table.
 
-- ``Results.to_dict()``: the JSON document with stable keys (docs/agents.md),
+- ``Results.to_dict()``: the JSON document with stable keys (docs/guides/evaluation.md),
   written by ``save_json``; NumPy numbers become Python numbers and NaN ``null``.
 - ``Results.csv_rows()`` / ``save_csv``: the same numbers in long form, one row
   per (section, agent, other, metric).
@@ -71,7 +71,7 @@ class Results:
         return self.summary["per_deal"]
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON document (stable keys; see docs/agents.md)."""
+        """The JSON document (stable keys; see docs/guides/evaluation.md)."""
         return _clean({
             "game": self.game,
             "options": self.options,

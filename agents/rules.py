@@ -16,7 +16,7 @@ RULES = {
 
 
 def rules_agent(spec: GameSpec, seed: int | None = None, **kwargs: Any) -> Any:
-    """The rule-based agent for ``spec``'s game (docs/agents.md, Rule-based agents)."""
+    """The rule-based agent for ``spec``'s game (docs/guides/your-agent.md)."""
     if spec.name not in RULES:
         raise ValueError(f"no rule-based agent for {spec.name!r}; games with one: {', '.join(RULES)}")
     module, cls = RULES[spec.name]

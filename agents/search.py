@@ -23,7 +23,7 @@ worlds from which ``worlds`` are drawn by weight). The game's default is
 it fits the variant). With ``solve_tricks`` at the
 number of tricks in a deal every world is solved from the start (exact PIMC, as GIB and
 Jack search bridge); the defaults (:data:`SOLVE_TRICKS`) are what measured best within
-a few milliseconds a decision (docs/agents.md).
+a few milliseconds a decision (docs/guides/search.md).
 
 The agent never reads a card of the real game it cannot see: the solver only sees the
 sampled worlds (``tests/test_search.py`` checks it).
@@ -46,9 +46,9 @@ from trickenv.sampler import sample_worlds
 from trickenv.solver import Solver
 
 # Tricks left at which the solver takes over from the playouts: 3 tricks cost about as much to solve as the
-# playouts they replace; 4 cost King Calling 6x the time a decision (docs/agents.md).
+# playouts they replace; 4 cost King Calling 6x the time a decision (docs/how-it-was-found/search.md).
 SOLVE_TRICKS = 3
-WORLDS = 64  # 16 (pimc's default) measured weaker in every game: docs/agents.md
+WORLDS = 64  # 16 (pimc's default) measured weaker in every game: docs/how-it-was-found/search.md
 # How worlds are weighted: "none" (equally, as pimc), "cards" (by the learned card-location model) or
 # "policy" (by the likelihood of the other seats' moves under a policy: trickenv.agents.inference).
 INFERENCE = ("none", "cards", "policy")

@@ -1,7 +1,7 @@
 """The defaults of the searching agents in each game: ``pimc`` and ``search`` own their tuning.
 
 What the rules leave open (which decisions to search, who plays the playouts, how the worlds are weighed, a
-second look) was chosen by measurement; docs/agents.md ("How the search settings were found") has the runs.
+second look) was chosen by measurement; docs/how-it-was-found/search.md has the runs.
 A game without an entry here gets :class:`SearchDefaults`' field defaults, the settings that need nothing of
 a game: search every decision, the rule-based agent's playouts, uniform worlds.
 """

@@ -4,7 +4,7 @@ An observation has a few dozen ones among its 450-1000 entries (the seat's hand,
 cards played, a few flags), and the per-card trick facts are zero off the hand. A dense
 ``x @ W`` spends most of its multiplications on zeros; on the shipped players' first layer
 (about two thirds of their arithmetic) adding only the rows of ``W`` that the ones select is
-several times cheaper (docs/performance.md). The sum runs in float32 in the order of the
+several times cheaper (docs/results/speed.md). The sum runs in float32 in the order of the
 inputs, so it equals a dense product up to float rounding (not bit for bit: BLAS orders its
 sums otherwise).
 """

@@ -102,7 +102,7 @@ def main() -> None:
         for game in args.games:
             rows = [("pimc", "pimc", {}), ("pimc:64", "pimc:64", {}), ("search", "search", {})]
             spec = trickenv.make_spec(game)
-            # The smaller budgets where the game's default spends more (docs/agents.md, "What more time buys").
+            # The smaller budgets where the game's default spends more (docs/results/strength.md, "What more time buys").
             if search_defaults(spec).refine[0]:
                 rows.append(("search without the second look", "search",
                              {"refine": 0, "rollout": search_defaults(spec).rollout}))

@@ -1,4 +1,4 @@
-"""What a Ray task costs trickenv (docs/integrations.md, "trickenv on a Ray cluster").
+"""What a Ray task costs trickenv (docs/how-it-was-found/integrations.md).
 
     python benchmarks/bench_cluster.py [--address HEAD:PORT] [--search-deals 16]
 

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_peers.py                       # the side-by-side table (about 3 minutes)
     python benchmarks/bench_peers.py --seconds 0.2 --repeats 1
-    python benchmarks/bench_peers.py --write-docs          # also rewrite the table in docs/performance.md
+    python benchmarks/bench_peers.py --write-docs          # also rewrite the table in docs/results/speed.md
 
 Absolute speeds do not carry from one machine to another (the same trickenv kernel measured 25M and 16M decision
 steps a second on two VMs of one kind); ratios measured side by side in one run do, much better. The peers
@@ -59,7 +59,7 @@ HERE = Path(__file__).resolve().parent
 import trickenv  # noqa: E402
 from trickenv.research.timing import bench_vec  # noqa: E402
 
-DOCS = HERE.parent / "docs" / "performance.md"
+DOCS = HERE.parent / "docs" / "results" / "speed.md"
 BEGIN, END = "<!-- bench_peers: begin -->", "<!-- bench_peers: end -->"
 
 # trickenv's rows: (label, game, options). The peers' rows name one of these labels to compare with, or SLOWEST.

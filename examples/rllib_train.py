@@ -6,7 +6,7 @@
 
 Without ``RAY_ADDRESS`` the script starts a local Ray instance of ``--num-cpus`` CPUs.
 With ``RAY_ADDRESS`` set (or ``--address``) it connects to that cluster and runs
-unchanged; scale out with ``--num-env-runners`` (docs/integrations.md shows the
+unchanged; scale out with ``--num-env-runners`` (docs/guides/cluster.md shows the
 cluster recipe). ``--checkpoint DIR`` saves the trained algorithm.
 """
 

@@ -89,7 +89,7 @@ def test_write_docs_rewrites_only_its_block(tmp_path):
     doc.write_text("no markers\n", encoding="utf-8")
     with pytest.raises(ValueError, match="bench_peers"):
         bench.write_docs("x", doc)
-    assert bench.BEGIN in (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    assert bench.BEGIN in (ROOT / "docs" / "results" / "speed.md").read_text(encoding="utf-8")
 
 
 def test_bad_arguments_are_refused(capsys):

@@ -219,12 +219,12 @@ def test_findings_tools(tmp_path):
 
 
 def test_docs_findings_is_current():
-    """docs/findings.md is the table of notebooks/findings/*.json (python -m trickenv.research findings)."""
+    """docs/results/findings.md is the table of notebooks/findings/*.json (python -m trickenv.research findings)."""
     from trickenv import research
 
-    doc = NOTEBOOKS.parent / "docs" / "findings.md"
+    doc = NOTEBOOKS.parent / "docs" / "results" / "findings.md"
     assert doc.read_text(encoding="utf-8") == research.findings_markdown(), \
-        "docs/findings.md is stale: run python -m trickenv.research findings"
+        "docs/results/findings.md is stale: run python -m trickenv.research findings"
 
 
 def test_findings_cover_every_game_with_strong_players():

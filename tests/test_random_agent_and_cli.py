@@ -117,3 +117,18 @@ def test_eval_takes_agent_keywords_on_the_command_line(tmp_path, capsys):
     assert list(json.loads(out.read_text())["agents"]) == ["pimc:2:rollout=random", "rules"]
     with pytest.raises(SystemExit, match="takes no keyword 'nope'"):
         main(["eval", "four_tricks", "--agents", "pimc:nope=1,rules", "--deals", "2", "--no-progress"])
+
+
+def test_a_bare_ray_flag_joins_the_cluster_of_ray_address(monkeypatch):
+    """`--ray` without an address: $RAY_ADDRESS when set (as Ray itself), else a Ray instance on this machine;
+    `--ray ADDRESS` and a game option right after a bare `--ray` keep working."""
+    from trickenv.cli import parse
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    assert parse(["eval", "four_tricks", "--agents", "rules,random", "--ray"])[0].ray == "local"
+    monkeypatch.setenv("RAY_ADDRESS", "10.0.0.5:6379")
+    assert parse(["eval", "four_tricks", "--agents", "rules,random", "--ray"])[0].ray == "10.0.0.5:6379"
+    args, options, _ = parse(["eval", "four_tricks", "--agents", "rules,random", "--ray", "deck=52"])
+    assert args.ray == "10.0.0.5:6379" and options == {"deck": 52}
+    assert parse(["tournament", "--ray", "head:1234"])[0].ray == "head:1234"
+    assert parse(["eval", "four_tricks", "--agents", "rules", "--ray", "local"])[0].ray == "local"

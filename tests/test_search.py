@@ -179,7 +179,7 @@ def test_card_model_training_writes_a_model_the_agent_loads(tmp_path):
 
 
 def test_the_search_agent_leaves_four_tricks_bids_to_the_rule_based_agent():
-    """Measured: searched bids lose to the heuristic's (docs/agents.md), so with bids ``search`` searches the cards
+    """Measured: searched bids lose to the heuristic's (docs/results/strength.md), so with bids ``search`` searches the cards
     only; ``pimc`` keeps the game's default, and an explicit ``search=`` still wins."""
     bids = trickenv.make_spec("four_tricks", bidding=True)
     assert SearchAgent(bids, seed=0, worlds=2).search == "cards"
@@ -190,7 +190,7 @@ def test_the_search_agent_leaves_four_tricks_bids_to_the_rule_based_agent():
 
 def test_four_tricks_search_plays_out_with_the_shipped_player_where_it_fits():
     """SearchDefaults.rollout: Four Tricks' default playouts are its shipped player's (measured stronger,
-    docs/agents.md); a variant the player does not fit, and the other games, keep the rule-based agent's; an
+    docs/how-it-was-found/search.md); a variant the player does not fit, and the other games, keep the rule-based agent's; an
     explicit ``rollout=`` wins."""
     from trickenv.agents.policy import PolicyAgent
 

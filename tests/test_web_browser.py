@@ -4,14 +4,13 @@ A uvicorn server runs the real app in a thread on a free port; each test opens
 headless Chromium (a profile of its own, so a session of its own) and clicks
 through the page as a person would. ``.ci/run`` installs chromium and
 chromium-driver; without them these tests fail with the command to install them
-(deselect them with ``-m "not browser"``). ``TRICKENV_SCREENSHOT=PATH`` keeps the
+(deselect them with ``-m "not browser"``; the fixture ``browser`` is in conftest.py). ``TRICKENV_SCREENSHOT=PATH`` keeps the
 screenshot of a Farbwechsel table (the README's picture).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import threading
 import time
@@ -23,12 +22,6 @@ from trickenv.agents.evaluation import evaluate
 from trickenv.engine.layout import DEALER
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--window-size=1200,1500")
-
 
 @pytest.fixture(scope="module")
 def server():
@@ -50,33 +43,6 @@ def server():
     yield f"http://127.0.0.1:{port}/"
     srv.should_exit = True
     thread.join(10)
-
-
-@pytest.fixture()
-def browser(tmp_path):
-    """A function that opens a new headless Chromium (its own profile and cookies); all are closed after the test."""
-    if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
-        pytest.fail("the browser tests need Debian's chromium and chromium-driver: apt-get install chromium "
-                    "chromium-driver (or deselect them: pytest -m 'not browser')")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    drivers = []
-
-    def open_browser():
-        options = webdriver.ChromeOptions()
-        for flag in FLAGS:
-            options.add_argument(flag)
-        options.add_argument(f"--user-data-dir={tmp_path / f'profile{len(drivers)}'}")
-        options.binary_location = CHROMIUM
-        driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-        driver.implicitly_wait(0)
-        drivers.append(driver)
-        return driver
-
-    yield open_browser
-    for d in drivers:
-        d.quit()
 
 
 def by_id(driver, name):

@@ -3,7 +3,7 @@ expert iteration on the student's own positions, and PPO with stable-baselines3 
 
 ``trickenv train GAME --recipe shipped --out DIR`` remakes a shipped player; one :class:`TrainConfig`
 (:mod:`trickenv.training.config`) declares every setting and flag. Needs the ``train`` extra (torch,
-sb3-contrib). See docs/training.md.
+sb3-contrib). See docs/guides/training.md.
 """
 
 from trickenv.training.league import League, Schedule

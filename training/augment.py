@@ -2,7 +2,7 @@
 
 Fitting a network to searched labels is short of data, not of network: in Four Tricks a 512 x 512 or a
 three-layer network fits 300,000 expert labels no better on held-out rows than 256 x 256, while half
-the labels fitted with relabelled suits beat all of them fitted without (docs/training.md, "Suit
+the labels fitted with relabelled suits beat all of them fitted without (docs/how-it-was-found/training.md, "Suit
 relabelling"). Where a game declares ``GameSpec.learning.suit_relabel`` (Four Tricks), a label stays a
 label when the four suits are renamed throughout its deal; :class:`SuitRelabelling` holds the 24
 renamings as column sources of every array a fit reads, and

@@ -277,7 +277,7 @@ def behaviour_clone(model, data: dict[str, np.ndarray], features: Features, epoc
 
     # Where few rows use a weight, its gradients and Adam's moment estimates sink into subnormal floats, on which
     # the CPU's arithmetic is many times slower: King Calling's fit took twice as long. Flushed to zero they change
-    # nothing measured (docs/training.md, "Throughput").
+    # nothing measured (docs/results/training.md, "Throughput").
     stats = in_flushing_thread(fit_epochs)
     policy.set_training_mode(False)
     return stats

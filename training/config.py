@@ -121,7 +121,7 @@ class TrainConfig:
     ray: str = setting("", "run the searches (the --bc-workers parts, the expert's label chunks) as Ray tasks on the "
                            "cluster at ADDRESS (without it: a Ray instance on this machine); the same data (the "
                            "cluster extra)", resume=True, nargs="?", const="local", metavar="ADDRESS")
-    # One thread each: the engine's threaded step stalls while torch holds a core (docs/training.md).
+    # One thread each: the engine's threaded step stalls while torch holds a core (docs/guides/training.md).
     env_threads: int = setting(1, "numba threads of the batched env", resume=True)
     torch_threads: int = setting(1, "torch threads of the PPO update", resume=True)
     schedule: dict[str, float] = setting(factory=lambda: asdict(Schedule()),

@@ -191,7 +191,7 @@ def make_expert(spec: GameSpec, name: str, seed: int, worlds: int, rollout: str 
                 solve_tricks: int | None = None) -> Any:
     """The expert agent: ``name`` (``search`` or ``pimc``) with ``worlds`` worlds, its playouts by ``rollout``
     (an agent name such as ``rules`` or ``model:PATH``; None: the agent's default, for ``search`` without the
-    second look, which doubles its time for a small gain: docs/training.md). ``solve_tricks``: for ``search``,
+    second look, which doubles its time for a small gain: docs/how-it-was-found/training.md). ``solve_tricks``: for ``search``,
     the tricks left at which its solver takes over from the playouts (None: the agent's default)."""
     if name not in EXPERTS:
         raise ValueError(f"expert must be one of {', '.join(EXPERTS)}, got {name!r}")
@@ -202,7 +202,7 @@ def make_expert(spec: GameSpec, name: str, seed: int, worlds: int, rollout: str 
         options["solve_tricks"] = solve_tricks
     if name == "search":
         # Uniform worlds, as the shipped players' recipes were made: Farbwechsel's default policy inference
-        # reads the shipped player itself and costs about 2.5x the labels' time (docs/agents.md).
+        # reads the shipped player itself and costs about 2.5x the labels' time (docs/results/strength.md).
         options["inference"] = "none"
         if rollout is None:
             options["refine"] = 0

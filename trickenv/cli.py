@@ -6,6 +6,7 @@ them all in every game, ``trickenv train GAME`` trains a player (imitation, expe
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any, Callable, Sequence
 
 import trickenv
@@ -83,7 +84,7 @@ def option_lines(spec: Any) -> list[str]:
 
 
 def evaluate(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
-    """Duplicate-deal evaluation (docs/agents.md): print the table, write JSON/CSV; exit 130 if interrupted."""
+    """Duplicate-deal evaluation (docs/guides/evaluation.md): print the table, write JSON/CSV; exit 130 if interrupted."""
     from trickenv.agents import make_agent
     from trickenv.agents.evaluation import JournalError, check_options, evaluate as run
 
@@ -149,7 +150,7 @@ TRAIN_DESCRIPTION = (
     "player: --bc-*), expert iteration (a search labels the student's own positions: --expert*) and self-play\n"
     "PPO against a league of opponents (sb3-contrib's MaskablePPO: --steps). --recipe NAME starts from a named\n"
     "recipe of settings (--list-recipes); the shipped players are the 'shipped' recipes. Ctrl-C saves a\n"
-    "checkpoint that --resume continues (docs/training.md).")
+    "checkpoint that --resume continues (docs/guides/training.md).")
 
 
 def train_arguments(parser: argparse.ArgumentParser) -> None:
@@ -191,7 +192,7 @@ class CommandParser(argparse.ArgumentParser):
 
 
 def train(args: argparse.Namespace, options: dict[str, Any], error: Callable[[str], Any]) -> None:
-    """Train a player (docs/training.md): the settings are the recipe's (``--recipe``) with the flags given over
+    """Train a player (docs/guides/training.md): the settings are the recipe's (``--recipe``) with the flags given over
     them; with ``--resume`` the run's own with the flags given as changes. Ctrl-C saves a checkpoint."""
     from trickenv.training import Run, TrainConfig
     from trickenv.training.flags import given
@@ -233,11 +234,9 @@ def train(args: argparse.Namespace, options: dict[str, Any], error: Callable[[st
     print(f"player: {args.out}/player.npz (trickenv eval {game} --agents model:{args.out}/player.npz,rules)")
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of the ``trickenv`` command."""
-    from trickenv.engine.first_run import announce_compiles
-
-    announce_compiles()  # a first run's compile wait is said, not silent
+def build_parser() -> tuple[argparse.ArgumentParser, Any]:
+    """The ``trickenv`` command line: the parser and its subcommands (``trickenv train``'s arguments come from
+    trickenv.training, read when that subcommand is parsed)."""
     ap = argparse.ArgumentParser(prog="trickenv", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=CommandParser)
     p = sub.add_parser(
@@ -263,18 +262,18 @@ def main(argv: Sequence[str] | None = None) -> None:
                    help="watch instead: one agent for every seat, or one per seat; no input")
     p.add_argument("--deals", type=int, default=1, help="deals to play, dealer moving clockwise, scores totalled")
     p.add_argument("--seed", type=int, default=None, help="seed of the deals and the agents")
-    p = sub.add_parser("serve", help="play and replay in the browser (the web extra; docs/web.md)")
+    p = sub.add_parser("serve", help="play and replay in the browser (the web extra; docs/guides/web.md)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8765, help="port (default 8765)")
     p = sub.add_parser("info")
     p.add_argument("game", choices=sorted(trickenv.GAMES))
     p.add_argument("options", nargs="*", help="game options as name=value, e.g. deck=52")
-    p = sub.add_parser("eval", help="compare agents on duplicate deals (docs/agents.md)")
+    p = sub.add_parser("eval", help="compare agents on duplicate deals (docs/guides/evaluation.md)")
     p.add_argument("game", choices=sorted(trickenv.GAMES))
     p.add_argument("options", nargs="*", help="game options as name=value, e.g. num_players=4")
     p.add_argument("--agents", required=True,
                    help="comma-separated agent names, e.g. random,rules,pimc,model:PATH; an agent's keywords follow "
-                        "its name after colons: search:128:refine=3:rollout=rules (docs/agents.md)")
+                        "its name after colons: search:128:refine=3:rollout=rules (docs/guides/your-agent.md)")
     p.add_argument("--deals", type=int, default=1000, help="number of deals (each played in every seating)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
     p.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON")
@@ -284,7 +283,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--chunk", type=int, default=256, help="deals per batched env (chunk x seatings games)")
     p.add_argument("--seatings", choices=("rotations", "all"), default="rotations")
     p.add_argument("--threads", type=int, default=1, help="threads for the env step (each steps a slice of the batch)")
-    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="run the chunks of deals as Ray tasks on the cluster at ADDRESS (HEAD:PORT; without it: $RAY_ADDRESS or a Ray instance on this machine); the same results as without --ray (the cluster extra)")
     p.add_argument("--journal", default=None, metavar="DIR",
                    help="keep every finished chunk in DIR: the same command run again continues the run")
@@ -296,25 +295,43 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--deals", type=int, default=100, help="deals per game (each played in every seating)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
     p.add_argument("--pimc-worlds", type=int, default=8, help="PIMC's sampled worlds per decision (budget)")
-    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="run the chunks of deals as Ray tasks on the cluster at ADDRESS (HEAD:PORT; without it: $RAY_ADDRESS or a Ray instance on this machine); the same results as without --ray (the cluster extra)")
     p.add_argument("--json", default=None, metavar="PATH", help="write every game's results as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     sub.add_parser("train", help="train a player: imitation of a teacher or search, expert iteration, PPO "
-                                 "(docs/training.md)", description=TRAIN_DESCRIPTION,
+                                 "(docs/guides/training.md)", description=TRAIN_DESCRIPTION,
                    formatter_class=argparse.RawDescriptionHelpFormatter, later=train_arguments)
     # Game options (name=value) may stand anywhere on the line, also after flags, e.g.
     # `trickenv play farbwechsel --seed 1 num_players=4`: argparse leaves those to us.
+    return ap, sub
+
+
+def parse(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, dict[str, Any], Callable[[str], Any]]:
+    """Parse a ``trickenv`` command line: the arguments, the game options (``name=value``, anywhere on the line)
+    and the error function of ``trickenv train``. Exits (argparse's usage error) on a bad line."""
+    ap, sub = build_parser()
     args, rest = ap.parse_known_args(argv)
     ray = getattr(args, "ray", None)
     if ray is not None and "=" in ray:  # `--ray deck=52`: a game option after a bare --ray, not an address
         rest.append(ray)
-        args.ray = "local"
+        args.ray = ray = ""
+    if ray == "":  # a bare --ray: the cluster of $RAY_ADDRESS, as Ray itself would join, else a local instance
+        args.ray = os.environ.get("RAY_ADDRESS") or "local"
     stray = [x for x in rest if "=" not in x or x.startswith("-")]
     if stray:
         ap.error(f"unrecognized arguments: {' '.join(stray)}")
     args.options = list(getattr(args, "options", [])) + rest
     options = parse_options(args.options)
+    return args, options, sub.choices["train"].error
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the ``trickenv`` command."""
+    from trickenv.engine.first_run import announce_compiles
+
+    announce_compiles()  # a first run's compile wait is said, not silent
+    args, options, train_error = parse(argv)
     if args.cmd == "tournament":
         if args.options:
             raise SystemExit("trickenv tournament plays the default variants: it takes no game options")
@@ -328,7 +345,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     elif args.cmd == "eval":
         evaluate(args.game, args, options)
     elif args.cmd == "train":
-        train(args, options, sub.choices["train"].error)
+        train(args, options, train_error)
     else:
         info(args.game, options)
 

@@ -9,7 +9,7 @@ results back in job order. A task whose worker or node is lost is run again by R
 
 ``address``: ``None`` or ``"local"`` starts a Ray instance on this machine (``RAY_ADDRESS``,
 if set, names a cluster instead); anything else, e.g. ``"HEAD:6379"``, joins that cluster
-(docs/integrations.md, "trickenv on a Ray cluster").
+(docs/guides/cluster.md).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def connect(address: str | None = None) -> None:
             raise ConnectionError(
                 f"could not join the Ray cluster at {address!r} ({e}). Start one with `ray start --head "
                 f"--port=PORT` and pass --ray HOST:PORT; a head with token authentication needs its token here "
-                f"(~/.ray/auth_token, RAY_AUTH_TOKEN_PATH or RAY_AUTH_TOKEN; docs/integrations.md)") from None
+                f"(~/.ray/auth_token, RAY_AUTH_TOKEN_PATH or RAY_AUTH_TOKEN; docs/guides/cluster.md)") from None
 
 
 def token_auth_if_available() -> None:

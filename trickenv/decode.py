@@ -11,7 +11,7 @@ of NumPy arrays, one per block, so that nobody slices ``obs[:, :32]`` by hand::
     view["trick"]       # int  [B, n]: card played by each relative seat to the trick, -1
 
 ``card_sets(spec)`` gives the deck's constants (suit of each card, points,
-strength, suit masks, queens, ...). docs/observations.md lists every block.
+strength, suit masks, queens, ...). docs/envs/index.md lists every block.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Farbwechsel as a PettingZoo AEC env: ``env()`` (wrapped) and ``raw_env``.
 
-Options: see :mod:`trickenv.games.farbwechsel` and docs/observations/farbwechsel.md.
+Options: see :mod:`trickenv.games.farbwechsel` and docs/envs/farbwechsel.md.
 """
 
 from __future__ import annotations

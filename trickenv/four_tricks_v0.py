@@ -1,6 +1,6 @@
 """Four Tricks as a PettingZoo AEC env: ``env()`` (wrapped) and ``raw_env``.
 
-Options: see :mod:`trickenv.games.four_tricks` and docs/observations/four_tricks.md.
+Options: see :mod:`trickenv.games.four_tricks` and docs/envs/four_tricks.md.
 """
 
 from __future__ import annotations

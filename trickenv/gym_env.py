@@ -13,7 +13,7 @@ Both: ``Box(0, 1, (obs_size,))`` observations (float32, or ``dtype="int8"``),
 ``Discrete(num_actions)`` actions, the mask as ``action_masks()`` and
 ``info["action_mask"]``, one episode = one deal, reward = the learner's deal
 score times ``reward_scale`` (``info["score"]``: unscaled). See
-docs/integrations.md.
+docs/guides/rl-libraries.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """King Calling / Königrufen as a PettingZoo AEC env: ``env()`` (wrapped) and ``raw_env``.
 
-Options: see :mod:`trickenv.games.koenigrufen` and docs/observations/koenigrufen.md.
+Options: see :mod:`trickenv.games.koenigrufen` and docs/envs/koenigrufen.md.
 """
 
 from __future__ import annotations

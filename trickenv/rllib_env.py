@@ -18,7 +18,7 @@ Needs the ``rllib`` extra (``pip install -e ".[rllib]"``: ray[rllib] and torch);
   or one policy per seat (``"per_seat"``).
 
 ``examples/rllib_train.py`` trains with it locally or on a Ray cluster
-(docs/integrations.md).
+(docs/guides/rl-libraries.md).
 """
 
 from __future__ import annotations

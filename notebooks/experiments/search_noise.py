@@ -1,6 +1,6 @@
 """How much a search setting's choices suffer from the luck of its sampled worlds, and what it costs.
 
-    python notebooks/experiments/search_noise.py          # Four Tricks, the settings of docs/agents.md
+    python notebooks/experiments/search_noise.py          # Four Tricks, the settings of docs/guides/search.md
     python notebooks/experiments/search_noise.py --game farbwechsel --batches 2 --reference 256
 
 A search that samples 64 worlds values each move with the noise of 64 draws: two runs with other worlds often

@@ -11,7 +11,7 @@ against pimc and search against rules, as the mean paired difference a deal with
 (:func:`trickenv.research.timing.ms_per_decision`, as ``benchmarks/bench_agents.py`` times it).
 Every finished measurement is appended to ``--out`` at once (one JSON object a line), and a run with the same ``--out``
 skips what is there, so an interrupted run continues where it stopped; ``--table``
-prints the markdown table of docs/agents.md from the file.
+prints the markdown table of docs/results/strength.md (Every variant) from the file.
 
 Only deal-level options are variants here: ``rounds``, ``win_at`` and
 ``target_schedule`` repeat deals of these variants (``evaluate`` plays single deals).

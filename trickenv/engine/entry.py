@@ -5,7 +5,7 @@ releases the GIL (``nogil=True``), so a large batch can be stepped by several Py
 threads at once, each on its own slice of the batch: slices along the batch axis of the
 C-contiguous state arrays are C-contiguous views of the same types, so they call the
 same compiled function. That replaces a second, parfor-compiled copy of every step
-kernel, which cost as much compile time again (measured: docs/performance.md).
+kernel, which cost as much compile time again (measured: docs/how-it-was-found/speed.md).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ arrays as arguments made the loop about ten times slower (measured on the engine
 and a helper of scalars only, left to LLVM to inline, still cost the random agent and the
 King Calling rule-based agent 1-6% a decision. Nesting costs compile time instead: numba
 copies an inlined function's whole expanded IR at each call site, so the entry kernels call
-the games' functions directly rather than through one more inlined level (docs/performance.md).
+the games' functions directly rather than through one more inlined level (docs/how-it-was-found/speed.md).
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ class GameSpec:
     - ``option_table``: the game's options (:class:`Option`), the one place they are
       declared; ``options`` are their resolved values. ``trickenv info GAME`` prints it.
     - ``reward_scale``: the factor from a deal score to a single-seat reward, and
-      ``worst_score``: the lowest deal score one seat can get under ``options``
+      ``worst_score`` and ``best_score``: the lowest and highest deal score one seat can get under ``options``
       (:mod:`trickenv.rewards`).
     - ``obs_offsets``: ``{block: (offset, size)}``, derived from ``obs_blocks``.
     - ``step_events(spec, state, g, s_before)``: events of one AEC step (Farbwechsel's trump changes), called
@@ -96,6 +96,7 @@ class GameSpec:
     option_table: Sequence["Option"]
     reward_scale: float
     worst_score: float
+    best_score: float
     # Cards per batch of a seat's deal (King Calling: (4, 4)); empty = one batch of hand_size.
     batch_sizes: Sequence[int] = ()
     step_events: Callable[["GameSpec", State, int, np.ndarray], list[dict]] | None = None
@@ -321,6 +322,8 @@ class Block:
     ``kind="onehot"``: at most one 1 along ``axis`` of ``shape``; decoded as the
     index of that 1 (int16, ``-1`` when all are 0) times ``scale``, with the axis
     removed. ``none_index``: that index decodes to ``-1`` (e.g. trump index 4 = none).
+    ``doc``: what the block says, in the game's words (the observation table of the game's docs page,
+    ``python -m trickenv.env_pages``).
     """
 
     name: str
@@ -329,6 +332,7 @@ class Block:
     axis: int = -1
     scale: int = 1
     none_index: int | None = None
+    doc: str = ""
 
     @property
     def size(self) -> int:
@@ -337,6 +341,17 @@ class Block:
 
 
 BLOCK_KINDS = ("bits", "onehot")
+
+
+def card_blocks(players: int, deck: int, hand_doc: str = "`[c]`: the observer holds card `c`") -> list[Block]:
+    """The blocks every game's observation opens with: the hand, the trick in progress and the cards played."""
+    return [
+        Block("hand", (deck,), doc=hand_doc),
+        Block("trick", (players, deck), "onehot", doc="`[r, c]`: relative seat `r` played `c` to the trick in "
+              "progress"),
+        Block("played", (players, deck), doc="`[r, c]`: relative seat `r` played `c` this deal (the trick in "
+              "progress included)"),
+    ]
 
 
 def block_offsets(blocks: Sequence[Block]) -> dict[str, tuple[int, int]]:

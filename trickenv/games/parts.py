@@ -50,6 +50,10 @@ def _card_rules_only(spec: "GameSpec", state: State, g: int, seat: int, action: 
     return f"{spec.action_str(action)} is not possible now{legal}"
 
 
+def _card_actions(spec: "GameSpec") -> list[tuple[str, str, str]]:
+    return [(f"0 .. {spec.deck - 1}", "play card `c` (its id)", "play; follow suit if able")]
+
+
 def _plain_table(spec: "GameSpec", state: State, g: int) -> str:
     return render_table(spec, state, g)
 
@@ -68,6 +72,8 @@ class GameText:
       (``before``: the scalar row before it).
     - ``turn_notes(spec, view)``: lines at the person's turn (``view``: their decoded observation).
     - ``deal_facts(spec, info, words)``: lines after a deal (``info``: its record).
+    - ``action_rows(spec)``: the action ids as the docs list them, ``(ids, action, when)`` per range of ids
+      (the action table of the game's docs page, ``python -m trickenv.env_pages``).
     """
 
     describe_action: Callable[["GameSpec", int], str] = lambda spec, a: str(a)
@@ -76,6 +82,7 @@ class GameText:
     play_news: Callable[["GameSpec", State, int, np.ndarray, Words], list[str]] = _no_lines
     turn_notes: Callable[["GameSpec", dict[str, np.ndarray]], list[str]] = _no_lines
     deal_facts: Callable[["GameSpec", dict[str, np.ndarray], Words], list[str]] = _no_lines
+    action_rows: Callable[["GameSpec"], list[tuple[str, str, str]]] = _card_actions
 
 
 @dataclass(frozen=True)

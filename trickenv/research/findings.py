@@ -1,6 +1,6 @@
 """Findings as data: one finding per question (:func:`finding`), a notebook's findings adjusted together and
 written to ``notebooks/findings/<notebook>.json`` (:func:`save_findings`), read back (:func:`load_findings`)
-and turned into ``docs/findings.md`` (:func:`findings_markdown`; ``python -m trickenv.research findings``
+and turned into ``docs/results/findings.md`` (:func:`findings_markdown`; ``python -m trickenv.research findings``
 writes it, and a test checks that it is current)."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def load_findings(folder: Path | None = None) -> list[dict[str, Any]]:
 
 
 def findings_markdown(folder: Path | None = None) -> str:
-    """``docs/findings.md``: one table row per finding, generated (``python -m trickenv.research findings``)."""
+    """``docs/results/findings.md``: one table row per finding, generated (``python -m trickenv.research findings``)."""
     rows = load_findings(folder)
     lines = ["# Findings", "",
              "Generated from `notebooks/findings/*.json` by `python -m trickenv.research findings`; do not edit.",

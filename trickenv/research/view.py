@@ -8,7 +8,7 @@ import numpy as np
 class View:
     """The parts of a batch of Farbwechsel observations that the advice players read (relative seats, 0 = me).
 
-    Reads the blocks through ``spec.obs_offsets`` (docs/observations/farbwechsel.md);
+    Reads the blocks through ``spec.obs_offsets`` (docs/envs/farbwechsel.md);
     ``trickenv.decode`` gives the same arrays (and more) at a higher cost per call.
     """
 

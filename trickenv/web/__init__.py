@@ -2,7 +2,7 @@
 
 :func:`create_app` is the ASGI app (:mod:`trickenv.web.app`), :func:`serve` runs it
 with uvicorn. The page is static HTML, CSS and JavaScript in ``static/`` (no
-build step); every rule stays on the server (docs/web.md).
+build step); every rule stays on the server (docs/guides/web.md).
 """
 
 from trickenv.web.app import create_app, serve

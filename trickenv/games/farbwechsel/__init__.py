@@ -23,7 +23,7 @@ Options (allowed values, [default]):
 Every trump change is recorded in the scalar state (the ``REC`` records, ``R_*`` fields)
 and reported three ways: the ``change_*`` fields of the deal records (and AEC
 infos), one event per change from :func:`step_events`, and the counters of
-``GameSpec.counters``. docs/observations/farbwechsel.md describes the
+``GameSpec.counters``. docs/envs/farbwechsel.md describes the
 observation and these reports.
 
 The package: ``rules`` (options, phases, kernels, scoring, records), ``text`` (what the table says,
@@ -83,6 +83,7 @@ def make_spec(**options: Any) -> GameSpec:
             "switch_cards_total": rules.SWITCH_TOTAL,
         },
         option_table=rules.OPTIONS, reward_scale=rules.REWARD_SCALE, worst_score=-2.0 * (rules.MAX_POINTS / sides),
+        best_score=3.0 * rules.MAX_POINTS - 2.0 * (rules.MAX_POINTS / sides),
         card_sets={"switch": tab[rules.TAB_SWITCH] != 0}, seat_metrics=rules.seat_metrics,
         solve_kernel=solver.solve_kernel,
         text=text.GAME_TEXT,

@@ -58,6 +58,7 @@ from trickenv.engine.layout import (
 from trickenv.engine.state import State
 from trickenv.games.base import (
     Block,
+    card_blocks,
     GameSpec,
     Option,
     OptionValues,
@@ -119,19 +120,23 @@ TAB_SWITCH = TAB_GAME  # 1 for a card that changes trump (queens; jacks too in D
 
 
 def obs_blocks(n: int, tricks: int) -> list[Block]:
-    """The observation, block by block (docs/observations/farbwechsel.md)."""
+    """The observation, block by block; ``n`` seats are relative (0 = the observer), ``tricks`` per deal."""
     return [
-        Block("hand", (DECK,)),
-        Block("trick", (n, DECK), "onehot"),
-        Block("played", (n, DECK)),
-        Block("played_in", (tricks, DECK), "onehot", axis=0),
-        Block("trump", (5,), "onehot", none_index=4),
-        Block("trick_trump", (tricks, 4), "onehot"),
-        Block("tricks", (n, tricks + 1), "onehot"),
-        Block("points", (n, MAX_POINTS + 1), "onehot"),
-        Block("phase", (NUM_PHASES,), "onehot"),
-        Block("dealer", (n,), "onehot"),
-        Block("leader", (n,), "onehot"),
+        *card_blocks(n, DECK),
+        Block("played_in", (tricks, DECK), "onehot", axis=0,
+              doc="`[t, c]`: card `c` was played in trick `t`; with `played` and the first leader (left of the "
+              "dealer), the whole public history of the deal"),
+        Block("trump", (5,), "onehot", none_index=4, doc="trump in force now: suit `0..3` (C S H D); `[4]` none "
+              "yet (the dealer has not declared)"),
+        Block("trick_trump", (tricks, 4), "onehot", doc="`[t, s]`: suit `s` was trump at completed trick `t`; a "
+              "change shows as a different suit at `t + 1`"),
+        Block("tricks", (n, tricks + 1), "onehot", doc="`[r, k]`: relative seat `r` has taken `k` tricks"),
+        Block("points", (n, MAX_POINTS + 1), "onehot", doc="`[r, p]`: relative seat `r` has taken `p` card points "
+              "(0..120); partners' team points are seats 0 + 2"),
+        Block("phase", (NUM_PHASES,), "onehot", doc="trump, bid, call, play, done (Farbwechsel uses trump, play "
+              "and done)"),
+        Block("dealer", (n,), "onehot", doc="relative seat of the dealer"),
+        Block("leader", (n,), "onehot", doc="relative seat that leads (or led) the trick in progress"),
     ]
 
 
@@ -290,7 +295,7 @@ def write_mask(hands, s, cfg, tab, g, mask):
 
 @njit(inline="always")
 def _write_obs(hands, played_by, played_in, trick_trump, s, cfg, g, seat, obs):
-    """Everything ``seat`` knows about game g, seat-relative, into ``obs[g]`` (docs/observations/farbwechsel.md)."""
+    """Everything ``seat`` knows about game g, seat-relative, into ``obs[g]`` (docs/envs/farbwechsel.md)."""
     n = cfg[C_N]
     nt = cfg[C_HAND]
     o_trick = cfg[C_OFF_TRICK]

@@ -52,6 +52,13 @@ def describe_action(spec: GameSpec, a: int) -> str:
     return f"action {a}"
 
 
+def action_rows(spec: GameSpec) -> list[tuple[str, str, str]]:
+    """The action ids, range by range: ``(ids, action, when)``."""
+    return [(f"0 .. {DECK - 1}", "play card `c = suit * 8 + rank`", "play; follow suit if able, else any card"),
+            (f"{DECK} .. {DECK + 3}", f"declare suit `a - {DECK}` (C S H D) the first trump", "the dealer, before "
+             "the first card")]
+
+
 # What comes before the cards, by phase.
 BEFORE_CARDS = {PH_TRUMP: TRUMP_FIRST}
 
@@ -64,5 +71,5 @@ def illegal_reason(spec: GameSpec, state: State, g: int, seat: int, a: int, move
     return trump_reason(spec, state, g, a, legal)
 
 
-GAME_TEXT = GameText(describe_action=describe_action, render=render, illegal_reason=illegal_reason,
+GAME_TEXT = GameText(describe_action=describe_action, action_rows=action_rows, render=render, illegal_reason=illegal_reason,
                      deal_facts=deal_facts)

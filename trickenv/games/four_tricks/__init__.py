@@ -70,6 +70,7 @@ def make_spec(**options: Any) -> GameSpec:
         cfg=cfg, tab=tab, reset_kernel=rules.reset_kernel, step_kernel=rules.step_kernel,
         observe_kernel=rules.observe_kernel, obs_blocks=blocks, records=rules.deal_records,
         option_table=rules.OPTIONS, reward_scale=rules.REWARD_SCALE, worst_score=rules.worst_score(resolved, hand),
+        best_score=rules.best_score(resolved, hand),
         seat_metrics=rules.seat_metrics, solve_kernel=solver.solve_kernel,
         text=text.GAME_TEXT,
         worlds=worlds.GAME_WORLDS,

@@ -59,6 +59,7 @@ from trickenv.engine.layout import (
 from trickenv.engine.state import State
 from trickenv.games.base import (
     Block,
+    card_blocks,
     GameSpec,
     Option,
     OptionValues,
@@ -102,19 +103,19 @@ N = NUM_PLAYERS
 
 
 def obs_blocks(deck: int, hand: int) -> list[Block]:
-    """The observation, block by block (docs/observations/four_tricks.md)."""
+    """The observation, block by block; seats are relative (0 = the observer)."""
     return [
-        Block("hand", (deck,)),
-        Block("trick", (N, deck), "onehot"),
-        Block("played", (N, deck)),
-        Block("trump", (5,), "onehot", none_index=4),
-        Block("turned_up", (deck,), "onehot"),
-        Block("tricks", (N, hand + 1), "onehot"),
-        Block("target", (hand + 1,), "onehot"),
-        Block("bids", (N, hand + 1), "onehot"),
-        Block("phase", (NUM_PHASES,), "onehot"),
-        Block("dealer", (N,), "onehot"),
-        Block("leader", (N,), "onehot"),
+        *card_blocks(N, deck),
+        Block("trump", (5,), "onehot", none_index=4, doc="trump suit `0..3` (C S H D); `[4]` no trump "
+              "(`trump=\"none\"`, or not chosen yet: see `phase`)"),
+        Block("turned_up", (deck,), "onehot", doc="the face-up undealt card (`trump=\"turn_up\"`), else all 0"),
+        Block("tricks", (N, hand + 1), "onehot", doc="`[r, k]`: relative seat `r` has taken `k` tricks"),
+        Block("target", (hand + 1,), "onehot", doc="the target of this deal (all 0 with bidding)"),
+        Block("bids", (N, hand + 1), "onehot", doc="`[r, k]`: relative seat `r` bid `k` (all 0 before it bids, and "
+              "without bidding)"),
+        Block("phase", (NUM_PHASES,), "onehot", doc="trump, bid, call (unused), play, done"),
+        Block("dealer", (N,), "onehot", doc="relative seat of the dealer"),
+        Block("leader", (N,), "onehot", doc="relative seat that leads (or led) the trick in progress"),
     ]
 
 
@@ -263,7 +264,7 @@ def _obs_layout(cfg):
 
 @njit(inline="always")
 def _write_obs(hands, played_by, s, layout, g, seat, obs):
-    """Everything ``seat`` knows about game g, seat-relative, into ``obs[g]`` (docs/observations.md);
+    """Everything ``seat`` knows about game g, seat-relative, into ``obs[g]`` (docs/envs/index.md);
     ``layout`` from :func:`_obs_layout`."""
     (deck, hand, o_trick, o_played, o_trump, o_up, o_tricks, o_target, o_bids, o_phase, o_dealer,
      o_leader) = layout
@@ -436,6 +437,11 @@ def worst_score(options: dict[str, Any], hand: int) -> float:
         return -float(hand)  # bid 0 and take every trick, or bid them all and take none
     targets = options["target_schedule"] or (options["target"],)
     return -float(max(max(t, hand - t) for t in targets))  # -|tricks - target|
+
+
+def best_score(options: dict[str, Any], hand: int) -> float:
+    """The highest deal score of one seat under resolved ``options``: a target hit, or all tricks bid and taken."""
+    return float(hand + 10) if options["bidding"] else 4.0
 
 
 def seat_metrics(spec: GameSpec, rec: dict[str, np.ndarray]) -> SeatMetrics:

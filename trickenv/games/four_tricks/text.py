@@ -54,6 +54,16 @@ def describe_action(spec: GameSpec, a: int) -> str:
     return f"action {a}"
 
 
+def action_rows(spec: GameSpec) -> list[tuple[str, str, str]]:
+    """The action ids, range by range, for ``spec``'s deck: ``(ids, action, when)``."""
+    deck, hand = spec.deck, spec.hand_size
+    return [(f"0 .. {deck - 1}", f"play card `c = suit * {deck // 4} + rank`", "play; follow suit if able"),
+            (f"{deck} .. {deck + 3}", f"make suit `a - {deck}` (C S H D) trump", "`trump=\"dealer\"`: the "
+             "dealer, after seeing the hand"),
+            (f"{deck + 4} .. {deck + 4 + hand}", f"bid `a - {deck + 4}` tricks (0 .. {hand})", "`bidding=True`: "
+             "each seat from the dealer's left; the dealer may not make the bids add up to the tricks")]
+
+
 # What comes before the cards, by phase.
 BEFORE_CARDS = {PH_TRUMP: TRUMP_FIRST,
                 PH_BID: "bid first (e.g. 'bid 4'), cards are played after the bidding"}
@@ -77,5 +87,5 @@ def illegal_reason(spec: GameSpec, state: State, g: int, seat: int, a: int, move
     return f"{name} is not possible now{legal}"
 
 
-GAME_TEXT = GameText(describe_action=describe_action, render=render, illegal_reason=illegal_reason,
+GAME_TEXT = GameText(describe_action=describe_action, action_rows=action_rows, render=render, illegal_reason=illegal_reason,
                      deal_facts=deal_facts)

@@ -12,7 +12,7 @@ Options (allowed values, [default]):
 Actions (Discrete(70)): ``c`` plays card c (0..31); ``32 + c`` calls card c;
 ``64 + s`` declares the marriage (K + O) in suit s; ``68`` declares the hundred,
 ``69`` all tricks (the two "big" declarations: at most one per deal).
-The observation layout is in docs/observations/koenigrufen.md.
+The observation layout is in docs/envs/koenigrufen.md.
 
 The package: ``rules`` (options, phases, kernels, scoring, records), ``text`` (what the table says,
 why a move is illegal), ``worlds`` (what a seat can know: the world sampler's hooks, replay), ``learning``
@@ -46,7 +46,7 @@ def make_spec(**options: Any) -> GameSpec:
         num_aux=rules.NUM_AUX, cfg=cfg, tab=rules.card_table(), reset_kernel=rules.reset_kernel,
         step_kernel=rules.step_kernel, observe_kernel=rules.observe_kernel, obs_blocks=rules.obs_blocks(),
         records=rules.deal_records, batch_sizes=(rules.BATCH, rules.BATCH), option_table=rules.OPTIONS,
-        reward_scale=rules.REWARD_SCALE, worst_score=rules.WORST_SCORE, duties=(rules.MUST_TRUMP, rules.MUST_BEAT),
+        reward_scale=rules.REWARD_SCALE, worst_score=rules.WORST_SCORE, best_score=rules.BEST_SCORE, duties=(rules.MUST_TRUMP, rules.MUST_BEAT),
         side_points=rules.side_points, seat_metrics=rules.seat_metrics, solve_kernel=solver.solve_kernel,
         text=text.GAME_TEXT,
         worlds=worlds.GAME_WORLDS,

@@ -56,6 +56,7 @@ from trickenv.engine.state import State
 from trickenv.games import base
 from trickenv.games.base import (
     Block,
+    card_blocks,
     GameSpec,
     Option,
     SeatMetrics,
@@ -143,23 +144,30 @@ POINT_LEVELS = 10  # card points per seat are multiples of 10 in 0..90
 
 
 def obs_blocks() -> list[Block]:
-    """The observation, block by block (docs/observations/koenigrufen.md)."""
+    """The observation, block by block; seats are relative (0 = the observer)."""
     return [
-        Block("hand", (DECK,)),
-        Block("trick", (N, DECK), "onehot"),
-        Block("played", (N, DECK)),
-        Block("trump", (5,), "onehot", none_index=4),
-        Block("called", (DECK,), "onehot"),
-        Block("own_status", (3,)),
-        Block("sides", (N + 1,), "onehot"),
-        Block("marriages", (N, 4)),
-        Block("big_declaration", (N, 2)),
-        Block("points", (N, POINT_LEVELS), "onehot", scale=10),
-        Block("tricks", (N, HAND + 1), "onehot"),
-        Block("phase", (NUM_PHASES,), "onehot"),
-        Block("dealer", (N,), "onehot"),
-        Block("leader", (N,), "onehot"),
-        Block("caller", (N,), "onehot"),
+        *card_blocks(N, DECK, hand_doc="`[c]`: the observer holds card `c`; during the call only the first batch "
+                    "(4 cards), the second is dealt after the call"),
+        Block("trump", (5,), "onehot", none_index=4, doc="trump suit `0..3` (C S H D), the called card's suit; "
+              "`[4]` none yet (the call)"),
+        Block("called", (DECK,), "onehot", doc="the called card (all 0 during the call)"),
+        Block("own_status", (3,), doc="what the observer alone knows of its side: `[0]` I am the partner; `[1]` I "
+              "hold (or held) the called card but am not the partner, so the caller plays alone; `[2]` I am the "
+              "caller and hold (or held) the called card; all 0: none of these"),
+        Block("sides", (N + 1,), "onehot", doc="public partnership, all 0 until the called card is played: `[r]` "
+              "relative seat `r` is the partner, `[4]` the caller plays alone"),
+        Block("marriages", (N, 4), doc="`[r, s]`: relative seat `r` declared the marriage in suit `s`"),
+        Block("big_declaration", (N, 2), doc="`[r, k]`: relative seat `r` declared the hundred (`k = 0`) or all "
+              "tricks (`k = 1`)"),
+        Block("points", (N, POINT_LEVELS), "onehot", scale=10, doc="`[r, p / 10]`: relative seat `r` has taken "
+              "`p` card points (multiples of 10; the last trick's 10 added when it closes)"),
+        Block("tricks", (N, HAND + 1), "onehot", doc="`[r, k]`: relative seat `r` has taken `k` tricks"),
+        Block("phase", (NUM_PHASES,), "onehot", doc="trump, bid, call, play, done (King Calling uses call, play "
+              "and done)"),
+        Block("dealer", (N,), "onehot", doc="relative seat of the dealer"),
+        Block("leader", (N,), "onehot", doc="relative seat that leads the trick in progress (during the call: the "
+              "caller, who leads the first trick)"),
+        Block("caller", (N,), "onehot", doc="relative seat of the caller (forehand, left of the dealer)"),
     ]
 
 
@@ -449,7 +457,7 @@ def write_mask(hands, s, cfg, tab, g, mask):
 
 @njit(inline="always")
 def _write_obs(hands, played_by, s, cfg, g, seat, obs):
-    """Everything ``seat`` knows about game g, seat-relative, into ``obs[g]`` (docs/observations/koenigrufen.md)."""
+    """Everything ``seat`` knows about game g, seat-relative, into ``obs[g]`` (docs/envs/koenigrufen.md)."""
     # Dense blocks (hand, played) are written whole; the one-hot blocks are cleared, then set.
     put_bits(obs, g, O_HAND, hands[g, seat], DECK)
     clear(obs, g, O_TRICK, N * DECK)
@@ -576,6 +584,7 @@ OPTIONS = (
 
 REWARD_SCALE = 1.0  # a plain 2-against-2 win pays +1
 WORST_SCORE = -15.0  # alone against three, stake 5 (all tricks declared and missed): 3 * 5
+BEST_SCORE = 15.0  # the same deal won
 
 UNKNOWN = -2  # in an information state: a partnership field the seat cannot know (partner, holder, alone kind)
 

@@ -94,6 +94,19 @@ def describe_action(spec: GameSpec, a: int) -> str:
     return f"action {a}"
 
 
+def action_rows(spec: GameSpec) -> list[tuple[str, str, str]]:
+    """The action ids, range by range: ``(ids, action, when)``."""
+    return [(f"0 .. {DECK - 1}", "play card `c = suit * 8 + rank`", "play, under the duties (follow suit, else "
+             "trump; beat the trick if able)"),
+            (f"{A_CALL} .. {A_MARRIAGE - 1}", f"call card `a - {A_CALL}`: its suit is trump", "the caller (forehand), "
+             "after the first batch"),
+            (f"{A_MARRIAGE} .. {A_HUNDRED - 1}", f"marriage (K and O) in suit `a - {A_MARRIAGE}`", "first trick, own "
+             "turn, before playing; holding both"),
+            (f"{A_HUNDRED}", "hundred: the side will reach 100", "first trick, own turn, before playing; no big "
+             "declaration yet"),
+            (f"{A_ALL_TRICKS}", "all tricks: the side will take all 8", f"as {A_HUNDRED}")]
+
+
 def render(spec: GameSpec, state: State, g: int) -> str:
     """A readable table of game g: call, public sides, declarations, trick and the acting hand."""
     s = state.s[g]
@@ -136,5 +149,5 @@ def illegal_reason(spec: GameSpec, state: State, g: int, seat: int, a: int, move
     return f"{spec.action_str(a)} is not possible: only one hundred or all tricks may be declared in a deal{legal}"
 
 
-GAME_TEXT = GameText(describe_action=describe_action, render=render, illegal_reason=illegal_reason,
+GAME_TEXT = GameText(describe_action=describe_action, action_rows=action_rows, render=render, illegal_reason=illegal_reason,
                      play_news=play_news, turn_notes=turn_notes, deal_facts=deal_facts)
