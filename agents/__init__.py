@@ -1,6 +1,7 @@
 """Agents that play trickenv games (installed as ``trickenv.agents``): the protocol, a registry and the agents."""
 
 from trickenv.agents.base import AGENTS, Agent, BatchAgent, make_agent, register
+from trickenv.agents.openspiel_bots import ISMCTSAgent, MCTSAgent, OpenSpielRandomAgent
 from trickenv.agents.pimc import PIMCAgent
 from trickenv.agents.policy import PolicyAgent
 from trickenv.agents.random_agent import RandomAgent
@@ -12,6 +13,10 @@ register("rules", rules_agent)
 register("pimc", PIMCAgent, argument=("worlds", int))
 register("search", SearchAgent, argument=("worlds", int))
 register("model", PolicyAgent, argument=("path", str))
+# OpenSpiel's bots (the openspiel extra; pyspiel is imported when one is made).
+register("ismcts", ISMCTSAgent, argument=("sims", int))
+register("mcts", MCTSAgent, argument=("sims", int))
+register("openspiel-random", OpenSpielRandomAgent)
 
 __all__ = ["AGENTS", "Agent", "BatchAgent", "PIMCAgent", "PolicyAgent", "RandomAgent", "SearchAgent", "make_agent",
            "register"]

@@ -1,0 +1,153 @@
+"""OpenSpiel's bots as trickenv agents: ``ismcts[:SIMS]``, ``mcts[:SIMS]`` and ``openspiel-random``.
+
+They play trickenv's games through :mod:`trickenv.openspiel` (the ``openspiel`` extra), so they can be
+named wherever agents are (``trickenv eval GAME --agents search,ismcts:500``, tournaments, play, serve).
+Each decision makes the OpenSpiel state of the position (:func:`trickenv.openspiel.from_engine`) and asks
+the bot; the bot sees only what the seat knows, because it searches worlds drawn by the state's
+``resample_from_infostate`` (trickenv's world sampler), never the real hidden cards.
+
+- ``ismcts``: OpenSpiel's information-set MCTS (``open_spiel.python.algorithms.ismcts``) with random
+  rollouts. The Python bot: OpenSpiel's C++ ``ISMCTSBot`` crashes (a segmentation fault) when it resamples a
+  state of a game written in Python, as trickenv's are. Its worlds come from a generator seeded from the
+  agent's seed, so a run repeats exactly.
+- ``mcts``: OpenSpiel's MCTS (``open_spiel.python.algorithms.mcts``) on one world drawn per decision, with
+  random rollouts: determinized search, a baseline.
+- ``openspiel-random``: OpenSpiel's uniform random bot.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from trickenv.games.base import GameSpec
+
+SIMULATIONS = 500  # OpenSpiel's ISMCTS examples search 500 to 2000 simulations a move
+UCT_C = 2.0
+
+
+def _game(spec: GameSpec) -> Any:
+    try:
+        from trickenv import openspiel
+    except ImportError as e:
+        raise ImportError(f"OpenSpiel's bots need the openspiel extra (pip install 'trickenv[openspiel]'): {e}") from None
+    return openspiel.game_for_spec(spec)
+
+
+class OpenSpielAgent:
+    """Base: a bot of OpenSpiel asked for every decision of a trickenv game (``needs_state``)."""
+
+    name = "openspiel"
+    needs_state = True
+
+    def __init__(self, spec: GameSpec, seed: int | None = None) -> None:
+        self.spec = spec
+        self.game = _game(spec)
+        self.rng = np.random.default_rng(seed)
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, state: Any = None, games: Any = None) -> np.ndarray:
+        """One action per row; ``games[i]`` is row i's game in the engine ``state``."""
+        from trickenv import openspiel
+
+        if state is None or games is None:
+            raise ValueError(f"{self.name} plays from the engine state: call act_batch(obs, mask, state=, games=)")
+        out = np.empty(len(games), np.int64)
+        for i, g in enumerate(np.asarray(games)):
+            position = openspiel.from_engine(self.game, state, int(g), mask[i])
+            legal = position.legal_actions()
+            action = legal[0] if len(legal) == 1 else int(self.choose(position))
+            if not mask[i, action]:
+                raise RuntimeError(f"{self.name} chose action {action}, which is not legal here")
+            out[i] = action
+        return out
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        raise ValueError(f"{self.name} needs the engine state: use trickenv.agents.base.act_rows or evaluate")
+
+    def choose(self, position: Any) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _sampler(self) -> Any:
+        return lambda: float(self.rng.random())
+
+
+class ISMCTSAgent(OpenSpielAgent):
+    """OpenSpiel's ISMCTS with random rollouts; ``sims`` simulations a decision."""
+
+    name = "ismcts"
+
+    def __init__(self, spec: GameSpec, seed: int | None = None, sims: int = SIMULATIONS, uct_c: float = UCT_C,
+                 max_world_samples: int = -1) -> None:
+        super().__init__(spec, seed)
+        from open_spiel.python.algorithms import ismcts, mcts
+
+        if isinstance(sims, bool) or not isinstance(sims, (int, np.integer)) or sims < 1:
+            raise ValueError(f"ismcts: sims must be a positive integer, got {sims!r}")
+        self.sims = int(sims)
+        state = np.random.RandomState(self.rng.integers(2**31))
+        evaluator = mcts.RandomRolloutEvaluator(1, state)
+        self.bot = ismcts.ISMCTSBot(self.game, evaluator, float(uct_c), self.sims,
+                                    max_world_samples=int(max_world_samples), random_state=state,
+                                    final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT)
+        sample = self._sampler()
+        self.bot.set_resampler(lambda s, player: s.resample_from_infostate(player, sample))
+
+    def choose(self, position: Any) -> int:
+        return self.bot.step(position)
+
+
+class MCTSAgent(OpenSpielAgent):
+    """OpenSpiel's MCTS on one world a decision drawn from what the seat knows; ``sims`` simulations."""
+
+    name = "mcts"
+
+    def __init__(self, spec: GameSpec, seed: int | None = None, sims: int = SIMULATIONS, uct_c: float = UCT_C) -> None:
+        super().__init__(spec, seed)
+        from open_spiel.python.algorithms import mcts
+
+        if isinstance(sims, bool) or not isinstance(sims, (int, np.integer)) or sims < 1:
+            raise ValueError(f"mcts: sims must be a positive integer, got {sims!r}")
+        self.sims = int(sims)
+        state = np.random.RandomState(self.rng.integers(2**31))
+        self.bot = mcts.MCTSBot(_ReturnsAtTheEnd(self.game), float(uct_c), self.sims,
+                                mcts.RandomRolloutEvaluator(1, state), random_state=state, solve=False)
+
+    def choose(self, position: Any) -> int:
+        world = position.resample_from_infostate(position.current_player(), self._sampler())
+        return self.bot.step(world)
+
+
+class _ReturnsAtTheEnd:
+    """The game as OpenSpiel's MCTS asks for it: with "terminal rewards". trickenv's games pay each deal's scores
+    when it ends (a match of several deals pays several times); MCTS searches the returns at the end, which are
+    the sum of those, so it plays the same game."""
+
+    def __init__(self, game: Any) -> None:
+        import pyspiel
+
+        self._game = game
+        self._type = type("GameType", (), {"reward_model": pyspiel.GameType.RewardModel.TERMINAL,
+                                           "dynamics": game.get_type().dynamics})()
+
+    def get_type(self) -> Any:
+        return self._type
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._game, name)
+
+
+class OpenSpielRandomAgent(OpenSpielAgent):
+    """OpenSpiel's uniform random bot."""
+
+    name = "openspiel-random"
+
+    def __init__(self, spec: GameSpec, seed: int | None = None) -> None:
+        super().__init__(spec, seed)
+        import pyspiel
+
+        self.bots = [pyspiel.make_uniform_random_bot(seat, int(self.rng.integers(2**31)))
+                     for seat in range(spec.num_players)]
+
+    def choose(self, position: Any) -> int:
+        return self.bots[position.current_player()].step(position)

@@ -1,0 +1,237 @@
+"""trickenv's games as OpenSpiel games (trickenv.openspiel) and OpenSpiel's bots as agents, tested with OpenSpiel's
+own machinery: random_sim_test on every variant, move-by-move agreement with the AEC env, the resampler, Shimmy's
+PettingZoo wrapper under PettingZoo's api_test, and full games of ISMCTS and MCTS."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel", reason="the openspiel extra (pip install 'trickenv[openspiel]')")
+
+import trickenv  # noqa: E402
+from trickenv import openspiel as tos  # noqa: E402
+from trickenv.games.variants import VARIANTS  # noqa: E402
+
+IDS = [f"{g}-{o}" for g, o in VARIANTS]
+
+
+def load(game: str, options: dict) -> "tos.TrickGame":
+    return pyspiel.load_game(tos.short_name(game), tos.parameters_from_options(game, options))
+
+
+def random_deal(spec, rng):
+    perm = rng.permutation(spec.deck)
+    h = spec.hand_size
+    return [perm[s * h:(s + 1) * h].tolist() for s in range(spec.num_players)], int(rng.integers(spec.num_players))
+
+
+@pytest.mark.parametrize(("game", "options"), VARIANTS, ids=IDS)
+def test_every_variant_loads_and_passes_random_sim_test(game, options):
+    g = load(game, options)
+    assert g.spec.options == trickenv.make_spec(game, **options).options
+    assert g.num_distinct_actions() == g.spec.num_actions and g.num_players() == g.spec.num_players
+    pyspiel.random_sim_test(g, num_sims=2, serialize=True, verbose=False)
+
+
+def test_parameters_are_the_options_with_their_defaults():
+    assert tos.parameter_specification("farbwechsel") == {
+        "num_players": 3, "partnership": False, "ranking": "skat", "switch_ranks": "Q", "switch_mode": "last_suit",
+        "rounds": 1}
+    spec = tos.parameter_specification("four_tricks")
+    assert spec["deck"] == 48 and spec["trump"] == "default" and spec["target"] == -1
+    assert spec["target_schedule"] == "none" and spec["bidding"] is False
+    g = pyspiel.load_game("trickenv_four_tricks", {"deck": 52, "bidding": True})
+    assert g.spec.options["trump"] == "turn_up" and g.num_distinct_actions() == 74
+    g = pyspiel.load_game("trickenv_farbwechsel", {"switch_ranks": "Q J", "num_players": 4})
+    assert g.spec.options["switch_ranks"] == ("Q", "J") and g.num_players() == 4
+    g = pyspiel.load_game("trickenv_four_tricks", {"target_schedule": "1 2 3", "rounds": 3})
+    assert g.spec.options["target_schedule"] == (1, 2, 3) or list(g.spec.options["target_schedule"]) == [1, 2, 3]
+
+
+@pytest.mark.parametrize(("name", "params", "message"), [
+    ("trickenv_farbwechsel", {"num_players": 5}, "num_players"),
+    ("trickenv_four_tricks", {"deck": 32}, "deck"),
+    ("trickenv_farbwechsel", {"partnership": True}, "partnership"),
+    ("trickenv_farbwechsel", {"switch_ranks": "K"}, "switch_ranks"),
+])
+def test_bad_parameters_get_the_games_own_message(name, params, message):
+    with pytest.raises(Exception, match=message):
+        pyspiel.load_game(name, params)
+
+
+def test_an_unknown_parameter_is_refused():
+    with pytest.raises(Exception, match="decks"):
+        pyspiel.load_game("trickenv_four_tricks", {"decks": 52})
+
+
+@pytest.mark.parametrize(("game", "options"), VARIANTS, ids=IDS)
+def test_move_by_move_agreement_with_the_aec_env(game, options):
+    """For the same deal and dealer: the seat to act, legal actions, observation, rewards and returns agree at
+    every step, to the end of the episode (matches included: both draw later deals from the same generator)."""
+    g = load(game, options)
+    spec = g.spec
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        deal, dealer = random_deal(spec, rng)
+        env = trickenv.make(game, **options)
+        env.reset(seed=0, options={"deal": deal, "dealer": dealer})
+        state = tos.state_from_deal(g, deal, dealer)
+        totals = np.zeros(spec.num_players)
+        steps = 0
+        while env.agents:
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                assert state.is_terminal()
+                env.step(None)
+                continue
+            seat = int(env.agent_selection.split("_")[1])
+            assert state.current_player() == seat
+            legal = np.flatnonzero(obs["action_mask"]).tolist()
+            assert state.legal_actions() == legal
+            assert np.array_equal(np.asarray(state.observation_tensor(seat), np.int8), obs["observation"])
+            action = legal[int(rng.integers(len(legal)))]
+            env.step(action)
+            state.apply_action(action)
+            totals += [env.rewards[a] for a in env.possible_agents]
+            assert np.allclose(state.returns(), totals), (steps, state.returns(), totals)
+            steps += 1
+        assert state.is_terminal() and steps > spec.num_tricks
+
+
+def test_a_deal_given_as_text_starts_a_state():
+    g = pyspiel.load_game("trickenv_farbwechsel")
+    deal = ["7C 8C 9C 10C JC QC KC AC 7S 8S", "9S 10S JS QS KS AS 7H 8H 9H 10H", "JH QH KH AH 7D 8D 9D 10D JD QD"]
+    state = tos.state_from_deal(g, deal, 2)
+    assert not state.is_chance_node() and state.current_player() == 2  # the dealer declares trump
+    assert "hand: 7C 8C 9C 10C JC QC KC AC 7S 8S" in state.observation_string(0)
+    with pytest.raises(ValueError, match="dealt twice"):
+        tos.state_from_deal(g, [deal[0], deal[0], deal[2]], 0)
+
+
+def test_chance_outcomes_are_exact():
+    g = pyspiel.load_game("trickenv_four_tricks", {"deck": 52})
+    state = g.new_initial_state()
+    assert state.is_chance_node()
+    outcomes = state.chance_outcomes()
+    assert len(outcomes) == 52 and abs(sum(p for _, p in outcomes) - 1) < 1e-12
+    for _ in range(51):
+        state.apply_action(state.chance_outcomes()[0][0])
+    assert [p for _, p in state.chance_outcomes()] == [1 / 3] * 3  # the dealer
+    with pytest.raises(Exception, match="dealer"):
+        state.apply_action(7)
+
+
+def played_state(game, options, seed, moves):
+    g = load(game, options)
+    rng = np.random.default_rng(seed)
+    deal, dealer = random_deal(g.spec, rng)
+    state = tos.state_from_deal(g, deal, dealer)
+    for _ in range(moves):
+        legal = state.legal_actions()
+        state.apply_action(legal[int(rng.integers(len(legal)))])
+    return state
+
+
+@pytest.mark.parametrize("game", ["four_tricks", "farbwechsel", "koenigrufen"])
+def test_resampled_worlds_are_what_the_player_saw(game):
+    """Every world keeps the player's information state, hand and legal actions; the other hands vary."""
+    state = played_state(game, {}, 1, 9)
+    player = state.current_player()
+    rng = np.random.default_rng(0)
+    others = set()
+    for _ in range(20):
+        world = state.resample_from_infostate(player, lambda: float(rng.random()))
+        assert world.information_state_string(player) == state.information_state_string(player)
+        assert world.legal_actions() == state.legal_actions()
+        assert world.observation_tensor(player) == state.observation_tensor(player)
+        others.add(world.engine.hands.tobytes())
+        # the world plays on to its end
+        while not world.is_terminal():
+            world.apply_action(world.legal_actions()[0])
+    assert len(others) > 1
+
+
+def test_resampling_does_not_depend_on_the_hidden_cards():
+    """Two states that differ only in cards the player cannot see give the same worlds for the same draws."""
+    g = pyspiel.load_game("trickenv_four_tricks")
+    spec = g.spec
+    deal, dealer = random_deal(spec, np.random.default_rng(5))
+    a = tos.state_from_deal(g, deal, dealer)
+    player = a.current_player()
+    other = [s for s in range(3) if s != player]
+    # swap one card of the same suit between the two other seats (voids and counts unchanged)
+    swapped = None
+    for x in deal[other[0]]:
+        for y in deal[other[1]]:
+            if x // (spec.deck // 4) == y // (spec.deck // 4):
+                swapped = (x, y)
+                break
+        if swapped:
+            break
+    assert swapped is not None
+    deal_b = [list(h) for h in deal]
+    deal_b[other[0]][deal_b[other[0]].index(swapped[0])] = swapped[1]
+    deal_b[other[1]][deal_b[other[1]].index(swapped[1])] = swapped[0]
+    b = tos.state_from_deal(g, deal_b, dealer)
+    assert a.information_state_string(player) == b.information_state_string(player)
+    assert a.engine.hands.tobytes() != b.engine.hands.tobytes()
+    for k in range(5):
+        wa = a.resample_from_infostate(player, lambda k=k: 0.1 + 0.15 * k)
+        wb = b.resample_from_infostate(player, lambda k=k: 0.1 + 0.15 * k)
+        assert wa.engine.hands.tobytes() == wb.engine.hands.tobytes()
+
+
+def test_from_engine_is_the_batched_envs_position():
+    vec = trickenv.make_vec("koenigrufen", 4, seed=3)
+    obs, mask, player = vec.reset()
+    from trickenv.agents import RandomAgent
+
+    agent = RandomAgent(seed=0)
+    for _ in range(7):
+        obs, mask, player, _, _ = vec.step(agent.act_batch(obs, mask))
+    g = tos.game_for_spec(vec.spec)
+    for i in range(4):
+        state = tos.from_engine(g, vec.state, i, mask[i])
+        assert state.current_player() == player[i]
+        assert state.legal_actions() == np.flatnonzero(mask[i]).tolist()
+        assert np.array_equal(np.asarray(state.observation_tensor(), np.int8), obs[i])
+
+
+def test_shimmy_wraps_a_registered_game_for_pettingzoo():
+    shimmy = pytest.importorskip("shimmy", reason="the openspiel extra installs shimmy")
+    from pettingzoo.test import api_test
+
+    env = shimmy.OpenSpielCompatibilityV0(env=pyspiel.load_game("trickenv_four_tricks"))
+    api_test(env, num_cycles=100)
+
+
+@pytest.mark.parametrize("game", ["four_tricks", "farbwechsel", "koenigrufen"])
+def test_openspiel_bots_play_whole_deals_as_agents(game):
+    from trickenv.agents.evaluation import evaluate
+
+    res = evaluate(game, ["ismcts:10", "mcts:10", "openspiel-random"], deals=1, seed=2, progress=False,
+                   ratings=False)
+    again = evaluate(game, ["ismcts:10", "mcts:10", "openspiel-random"], deals=1, seed=2, progress=False,
+                     ratings=False)
+    assert res.to_dict()["agents"] == again.to_dict()["agents"]  # seeded: the same games again
+    assert set(res.to_dict()["agents"]) == {"ismcts:10", "mcts:10", "openspiel-random"}
+
+
+def test_ismcts_is_a_named_agent_with_its_simulations():
+    from trickenv.agents import make_agent
+
+    agent = make_agent("ismcts:64", "four_tricks", seed=0)
+    assert agent.sims == 64 and agent.needs_state
+    with pytest.raises(ValueError, match="sims"):
+        make_agent("ismcts:0", "four_tricks")
+
+
+def test_trickenv_does_not_import_openspiel():
+    code = ("import sys, trickenv, trickenv.agents, trickenv.agents.evaluation; "
+            "trickenv.make('four_tricks'); print('pyspiel' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
