@@ -57,6 +57,7 @@ from trickenv.sampler import sample_worlds
 
 PREFIX = "trickenv_"
 DEFAULT = "default"  # a string parameter's "the game's default"
+TEXTS_KEPT = 100_000  # observation texts a game keeps (observation_text)
 MATCH_LIMIT = 1000  # deals a match with ``win_at`` and no ``rounds`` may last, for OpenSpiel's max_game_length
 
 
@@ -153,12 +154,39 @@ class TrickGame(pyspiel.Game):
             max_game_length=decisions * rounds,
         ), params)
         self.dealt_cards = spec.hand_size * spec.num_players
+        self._texts: dict[tuple[int, bytes], str] = {}
+
+    def observation_text(self, player: int, obs: np.ndarray) -> str:
+        """Seat ``player``'s observation ``obs`` as text: each block by name, cards as text (``QH``).
+
+        Kept per observation: a search asks for the same information states many times."""
+        key = (player, obs.tobytes())
+        text = self._texts.get(key)
+        if text is None:
+            if len(self._texts) > TEXTS_KEPT:
+                self._texts.clear()
+            text = self._texts[key] = _observation_text(self.spec, player, obs)
+        return text
 
     def new_initial_state(self) -> "TrickState":
         return TrickState(self)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> "TrickObserver":
         return TrickObserver(self, iig_obs_type)
+
+
+def _observation_text(spec: GameSpec, player: int, obs: np.ndarray) -> str:
+    deck = spec.deck
+    parts = []
+    for name, value in decode(spec, obs).items():
+        v = np.asarray(value)
+        if v.dtype == np.bool_ and v.shape[-1] == deck:  # cards: a hand, or the cards of each seat
+            rows = v.reshape(-1, deck)
+            text = " / ".join(" ".join(cards.card_str(c, deck) for c in np.flatnonzero(row)) for row in rows)
+        else:
+            text = ",".join(str(int(x)) for x in v.ravel())
+        parts.append(f"{name}: {text}")
+    return f"P{player} | " + " | ".join(parts)
 
 
 class TrickState(pyspiel.State):
@@ -287,21 +315,7 @@ class TrickState(pyspiel.State):
             h = self.spec.hand_size
             mine = self.deal[player * h:(player + 1) * h]
             return f"P{player} dealt so far: " + " ".join(cards.card_str(c, self.spec.deck) for c in mine)
-        view = decode(self.spec, self.seat_observation(player))
-        parts = []
-        for name, value in view.items():
-            v = np.asarray(value)
-            if v.dtype == np.bool_ and name in ("hand", "played", "called"):
-                ids = np.flatnonzero(v.reshape(-1, self.spec.deck).any(axis=0) if v.ndim > 1 else v)
-                if v.ndim > 1:
-                    text = " / ".join(" ".join(cards.card_str(c, self.spec.deck) for c in np.flatnonzero(row))
-                                      for row in v)
-                else:
-                    text = " ".join(cards.card_str(c, self.spec.deck) for c in ids)
-            else:
-                text = np.array2string(v.astype(int), separator=",") if v.ndim else str(int(v))
-            parts.append(f"{name}: {text}")
-        return f"P{player} | " + " | ".join(parts)
+        return self._game.observation_text(player, self.seat_observation(player))
 
     def information_state_string(self, player: int | None = None) -> str:
         player = self.current_player() if player is None else player
