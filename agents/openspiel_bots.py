@@ -62,8 +62,13 @@ class OpenSpielAgent:
             out[i] = action
         return out
 
-    def act(self, observation: dict[str, np.ndarray]) -> int:
-        raise ValueError(f"{self.name} needs the engine state: use trickenv.agents.base.act_rows or evaluate")
+    def act(self, observation: dict[str, np.ndarray], state: Any = None, game: int = 0) -> int:
+        """One action for the AEC env: pass ``state=env.unwrapped.game``."""
+        if state is None:
+            raise ValueError(f"{self.name} needs the engine state: act(observation, state=env.unwrapped.game)")
+        obs = np.asarray(observation["observation"], np.int8)[None, :]
+        mask = np.asarray(observation["action_mask"]).astype(np.bool_)[None, :]
+        return int(self.act_batch(obs, mask, state=state, games=np.array([game]))[0])
 
     def choose(self, position: Any) -> int:  # pragma: no cover - abstract
         raise NotImplementedError

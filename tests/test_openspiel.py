@@ -221,6 +221,33 @@ def test_openspiel_bots_play_whole_deals_as_agents(game):
     assert set(res.to_dict()["agents"]) == {"ismcts:10", "mcts:10", "openspiel-random"}
 
 
+def test_the_bots_play_the_aec_env_and_the_terminal_table():
+    """act(observation, state=env.unwrapped.game), as trickenv play and serve call agents."""
+    from trickenv.agents import make_agent
+    from trickenv.agents.base import act_one
+    from trickenv.play import Table
+
+    env = trickenv.make("koenigrufen")
+    env.reset(seed=4)
+    bots = [make_agent(n, "koenigrufen", seed=s) for s, n in enumerate(["ismcts:5", "mcts:5", "openspiel-random",
+                                                                           "ismcts:3"])]
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        action = act_one(bots[int(name.split("_")[1])], obs, env.unwrapped.game)
+        assert obs["action_mask"][action]
+        env.step(action)
+    with pytest.raises(ValueError, match="engine state"):
+        bots[0].act(obs)
+    import io
+
+    out = io.StringIO()
+    Table("koenigrufen", ["ismcts:3", "rules", "mcts:3", "openspiel-random"], seed=1, output=out).run()
+    assert "ismcts:3" in out.getvalue() and "total" in out.getvalue().lower()
+
+
 def test_ismcts_is_a_named_agent_with_its_simulations():
     from trickenv.agents import make_agent
 
