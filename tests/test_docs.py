@@ -27,8 +27,8 @@ GUIDES = sorted([DOCS / "getting-started.md", *(DOCS / "guides").glob("*.md")])
 # how-it-was-found/).
 USER_PAGES = sorted([*GUIDES, DOCS / "index.md", *(DOCS / "envs").glob("*.md")])
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
-INTERVAL = re.compile(r"\[[-+]?\d*\.\d+, [-+]?\d*\.\d+\]")  # a confidence interval such as [0.12, 0.34]
-HISTORY = re.compile(r"\bseeds? \d{3,}|shipped before|the one before it", re.I)
+INTERVAL = re.compile(r"\[[-+]?\d*\.\d+, [-+]?\d*\.\d+\]")  # a confidence interval such as [0.12, 0.34]: the pattern this test refuses
+HISTORY = re.compile(r"\bseeds? \d{3,}|shipped before|the one before it", re.I)  # what this test refuses, not a figure
 
 
 def blocks(path: Path, language: str) -> list[str]:
