@@ -12,6 +12,11 @@ the bot; the bot sees only what the seat knows, because it searches worlds drawn
   agent's seed, so a run repeats exactly.
 - ``mcts``: OpenSpiel's MCTS (``open_spiel.python.algorithms.mcts``) on one world drawn per decision, with
   random rollouts: determinized search, a baseline.
+
+Both evaluate a new leaf as OpenSpiel's ``RandomRolloutEvaluator`` does, by one playout of uniformly random
+legal moves to the end, with the same uniform prior; :class:`EnginePlayouts` plays it in compiled code (one
+call into the game's step kernel a playout instead of a Python round trip a move), and ISMCTS's worlds are
+drawn from :mod:`trickenv.sampler` many at a time. ``playouts=openspiel`` keeps OpenSpiel's own evaluator.
 - ``openspiel-random``: OpenSpiel's uniform random bot.
 """
 
@@ -21,10 +26,35 @@ from typing import Any
 
 import numpy as np
 
+from numba import njit
+
+from trickenv.engine.kernels import seed_states, uniform_int
 from trickenv.games.base import GameSpec
 
 SIMULATIONS = 500  # OpenSpiel's ISMCTS examples search 500 to 2000 simulations a move
 UCT_C = 2.0
+PLAYOUTS = ("engine", "openspiel")  # who plays the random playouts: EnginePlayouts, or OpenSpiel's evaluator
+WORLDS_AT_ONCE = 64  # worlds ISMCTS draws in one call of the sampler
+
+
+@njit(nogil=True)
+def _random_playout(step, hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, mask,
+                    obs, rewards, done, deal_end, totals, chooser):
+    """Play uniformly random legal actions in the one game of the state until it ends; add the rewards to
+    ``totals``. ``step`` is the game's step kernel (so this loop compiles once a game and process)."""
+    actions = np.zeros(1, np.int64)
+    where = np.ones(1, np.bool_)
+    while not done[0]:
+        k = uniform_int(chooser, 0, np.sum(mask[0]))
+        for a in range(mask.shape[1]):
+            if mask[0, a]:
+                if k == 0:
+                    actions[0] = a
+                    break
+                k -= 1
+        step(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, actions, where, mask,
+             obs, rewards, done, deal_end, False)
+        totals += rewards[0]
 
 
 def _game(spec: GameSpec) -> Any:
@@ -77,26 +107,75 @@ class OpenSpielAgent:
         return lambda: float(self.rng.random())
 
 
+class EnginePlayouts:
+    """OpenSpiel's ``RandomRolloutEvaluator`` with one playout, played by trickenv's engine: a leaf's value is
+    the returns at the end of uniformly random legal play from it; the prior is uniform over the legal actions.
+    An ``open_spiel.python.algorithms.mcts.Evaluator``."""
+
+    def __init__(self, seed: int) -> None:
+        self.chooser = seed_states(seed, 1)
+
+    def evaluate(self, state: Any) -> np.ndarray:
+        totals = np.asarray(state.returns(), np.float64)
+        if state.is_terminal():
+            return totals
+        game = state.get_game()
+        spec = game.spec
+        engine = state.engine.copy()
+        rewards = np.zeros((1, spec.num_players), np.float32)
+        _random_playout(spec.step_kernel, *engine.arrays(), spec.cfg, spec.tab, state.mask.copy(), game.obs_scratch,
+                        rewards, np.zeros(1, np.bool_), game.deal_end_scratch, totals, self.chooser)
+        return totals
+
+    def prior(self, state: Any) -> list[tuple[int, float]]:
+        legal = state.legal_actions()
+        return [(a, 1.0 / len(legal)) for a in legal]
+
+
+def _evaluator(playouts: str, rng: np.random.Generator, state: np.random.RandomState) -> Any:
+    from open_spiel.python.algorithms import mcts
+
+    if playouts not in PLAYOUTS:
+        raise ValueError(f"playouts must be one of {PLAYOUTS}, got {playouts!r}")
+    if playouts == "openspiel":
+        return mcts.RandomRolloutEvaluator(1, state)
+    return EnginePlayouts(int(rng.integers(2**62)))
+
+
+class _Worlds:
+    """ISMCTS's resampler: worlds of the position it searches drawn ``WORLDS_AT_ONCE`` at a time (most of the
+    sampler's cost is per call), handed out one a simulation."""
+
+    def __init__(self, rng: np.random.Generator, at_once: int) -> None:
+        self.rng = rng
+        self.at_once = at_once
+        self.position: Any = None  # kept, so that a new position is never the same object
+        self.player = -1
+        self.worlds: list[Any] = []
+
+    def __call__(self, state: Any, player: int) -> Any:
+        if state is not self.position or player != self.player or not self.worlds:
+            self.position, self.player = state, player
+            self.worlds = state.resample_worlds(player, self.at_once, int(self.rng.integers(2**62)))[::-1]
+        return self.worlds.pop()
+
+
 class ISMCTSAgent(OpenSpielAgent):
     """OpenSpiel's ISMCTS with random rollouts; ``sims`` simulations a decision."""
 
     name = "ismcts"
 
     def __init__(self, spec: GameSpec, seed: int | None = None, sims: int = SIMULATIONS, uct_c: float = UCT_C,
-                 max_world_samples: int = -1) -> None:
+                 max_world_samples: int = -1, playouts: str = "engine") -> None:
         super().__init__(spec, seed)
-        from open_spiel.python.algorithms import ismcts, mcts
+        from open_spiel.python.algorithms import ismcts
 
-        if isinstance(sims, bool) or not isinstance(sims, (int, np.integer)) or sims < 1:
-            raise ValueError(f"ismcts: sims must be a positive integer, got {sims!r}")
-        self.sims = int(sims)
+        self.sims = _positive("ismcts", sims)
         state = np.random.RandomState(self.rng.integers(2**31))
-        evaluator = mcts.RandomRolloutEvaluator(1, state)
-        self.bot = ismcts.ISMCTSBot(self.game, evaluator, float(uct_c), self.sims,
+        self.bot = ismcts.ISMCTSBot(self.game, _evaluator(playouts, self.rng, state), float(uct_c), self.sims,
                                     max_world_samples=int(max_world_samples), random_state=state,
                                     final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT)
-        sample = self._sampler()
-        self.bot.set_resampler(lambda s, player: s.resample_from_infostate(player, sample))
+        self.bot.set_resampler(_Worlds(self.rng, min(self.sims, WORLDS_AT_ONCE)))
 
     def choose(self, position: Any) -> int:
         return self.bot.step(position)
@@ -107,20 +186,25 @@ class MCTSAgent(OpenSpielAgent):
 
     name = "mcts"
 
-    def __init__(self, spec: GameSpec, seed: int | None = None, sims: int = SIMULATIONS, uct_c: float = UCT_C) -> None:
+    def __init__(self, spec: GameSpec, seed: int | None = None, sims: int = SIMULATIONS, uct_c: float = UCT_C,
+                 playouts: str = "engine") -> None:
         super().__init__(spec, seed)
         from open_spiel.python.algorithms import mcts
 
-        if isinstance(sims, bool) or not isinstance(sims, (int, np.integer)) or sims < 1:
-            raise ValueError(f"mcts: sims must be a positive integer, got {sims!r}")
-        self.sims = int(sims)
+        self.sims = _positive("mcts", sims)
         state = np.random.RandomState(self.rng.integers(2**31))
         self.bot = mcts.MCTSBot(_ReturnsAtTheEnd(self.game), float(uct_c), self.sims,
-                                mcts.RandomRolloutEvaluator(1, state), random_state=state, solve=False)
+                                _evaluator(playouts, self.rng, state), random_state=state, solve=False)
 
     def choose(self, position: Any) -> int:
         world = position.resample_from_infostate(position.current_player(), self._sampler())
         return self.bot.step(world)
+
+
+def _positive(name: str, sims: Any) -> int:
+    if isinstance(sims, bool) or not isinstance(sims, (int, np.integer)) or sims < 1:
+        raise ValueError(f"{name}: sims must be a positive integer, got {sims!r}")
+    return int(sims)
 
 
 class _ReturnsAtTheEnd:

@@ -155,6 +155,42 @@ def test_resampled_worlds_are_what_the_player_saw(game):
     assert len(others) > 1
 
 
+@pytest.mark.parametrize("game", ["four_tricks", "farbwechsel", "koenigrufen"])
+def test_worlds_for_a_seat_not_to_act_give_that_worlds_legal_actions(game):
+    """A world drawn for another seat than the one to act holds another hand for the seat to act: its legal
+    actions are that hand's, and the world plays on to its end at random."""
+    state = played_state(game, {}, 2, 9)
+    to_act = state.current_player()
+    player = (to_act + 1) % state.num_players()
+    rng = np.random.default_rng(1)
+    differed = False
+    for world in state.resample_worlds(player, 12, 7):
+        assert world.information_state_string(player) == state.information_state_string(player)
+        legal = world.legal_actions()
+        held = np.flatnonzero((world.engine.hands[0, to_act] >> np.arange(64, dtype=np.uint64)) & np.uint64(1))
+        assert legal and all(a in held for a in legal if a < world.spec.deck)
+        differed |= legal != state.legal_actions()
+        while not world.is_terminal():
+            choices = world.legal_actions()
+            world.apply_action(choices[int(rng.integers(len(choices)))])
+    assert differed
+
+
+@pytest.mark.parametrize("game", ["four_tricks", "farbwechsel", "koenigrufen"])
+def test_the_mask_kernel_writes_the_step_kernels_masks(game):
+    vec = trickenv.make_vec(game, 16, seed=4)
+    obs, mask, _ = vec.reset()
+    from trickenv.agents import RandomAgent
+
+    agent = RandomAgent(seed=1)
+    spec = vec.spec
+    for _ in range(30):
+        obs, mask, _, _, _ = vec.step(agent.act_batch(obs, mask))
+        again = np.zeros_like(mask)
+        spec.mask_kernel(*vec.state.arrays()[:-1], spec.cfg, spec.tab, again)
+        assert (again == mask).all()
+
+
 def test_resampling_does_not_depend_on_the_hidden_cards():
     """Two states that differ only in cards the player cannot see give the same worlds for the same draws."""
     g = pyspiel.load_game("trickenv_four_tricks")
@@ -255,6 +291,36 @@ def test_ismcts_is_a_named_agent_with_its_simulations():
     assert agent.sims == 64 and agent.needs_state
     with pytest.raises(ValueError, match="sims"):
         make_agent("ismcts:0", "four_tricks")
+
+
+def test_engine_playouts_are_openspiels_random_rollouts():
+    """EnginePlayouts and OpenSpiel's RandomRolloutEvaluator value a position alike: the mean returns of 1,500
+    playouts each agree within 4 standard errors for every seat (seeded, so the test is repeatable), and the
+    prior is OpenSpiel's uniform one."""
+    from open_spiel.python.algorithms import mcts
+
+    from trickenv.agents.openspiel_bots import EnginePlayouts
+
+    state = played_state("four_tricks", {}, 3, 6)
+    ours, theirs = EnginePlayouts(seed=1), mcts.RandomRolloutEvaluator(1, np.random.RandomState(1))
+    a = np.array([ours.evaluate(state) for _ in range(1500)])
+    b = np.array([theirs.evaluate(state) for _ in range(1500)])
+    se = np.sqrt(a.var(axis=0) / len(a) + b.var(axis=0) / len(b))
+    assert (np.abs(a.mean(axis=0) - b.mean(axis=0)) < 4 * se + 1e-9).all()
+    assert a.std(axis=0).max() > 0  # the playouts vary
+    assert ours.prior(state) == theirs.prior(state)
+    assert state.legal_actions() == played_state("four_tricks", {}, 3, 6).legal_actions()  # the state is untouched
+
+
+def test_the_bots_take_openspiels_own_evaluator_by_name():
+    from trickenv.agents import make_agent
+    from trickenv.agents.evaluation import evaluate
+
+    res = evaluate("koenigrufen", ["ismcts:8:playouts=openspiel", "mcts:8:playouts=openspiel"], deals=1, seed=3,
+                   progress=False, ratings=False)
+    assert set(res.to_dict()["agents"]) == {"ismcts:8:playouts=openspiel", "mcts:8:playouts=openspiel"}
+    with pytest.raises(ValueError, match="playouts must be one of"):
+        make_agent("ismcts:8:playouts=fast", "koenigrufen")
 
 
 def test_trickenv_does_not_import_openspiel():

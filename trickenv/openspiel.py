@@ -45,7 +45,6 @@ import numpy as np
 import pyspiel
 
 from trickenv import cards
-from trickenv.decode import decode
 from trickenv.engine.kernels import seed_states
 from trickenv.engine.layout import TO_ACT
 from trickenv.engine.state import State
@@ -55,6 +54,7 @@ from trickenv.games.option_text import parse_value
 from trickenv.games.variants import VARIANTS
 from trickenv.sampler import sample_worlds
 
+_ONE = np.ones(1, np.bool_)  # the step kernel's "step this game" (it only reads it)
 PREFIX = "trickenv_"
 DEFAULT = "default"  # a string parameter's "the game's default"
 TEXTS_KEPT = 100_000  # observation texts a game keeps (observation_text)
@@ -154,7 +154,12 @@ class TrickGame(pyspiel.Game):
             max_game_length=decisions * rounds,
         ), params)
         self.dealt_cards = spec.hand_size * spec.num_players
+        self.card_names = [cards.card_str(c, spec.deck) for c in range(spec.deck)]
         self._texts: dict[tuple[int, bytes], str] = {}
+        self._plays: dict[bytes, str] = {}
+        # What the step kernel writes and no state reads back: a state computes its seats' observations.
+        self.obs_scratch = np.zeros((1, spec.obs_size), np.int8)
+        self.deal_end_scratch = np.zeros(1, np.bool_)
 
     def observation_text(self, player: int, obs: np.ndarray) -> str:
         """Seat ``player``'s observation ``obs`` as text: each block by name, cards as text (``QH``).
@@ -165,7 +170,22 @@ class TrickGame(pyspiel.Game):
         if text is None:
             if len(self._texts) > TEXTS_KEPT:
                 self._texts.clear()
-            text = self._texts[key] = _observation_text(self.spec, player, obs)
+            text = self._texts[key] = _observation_text(self.spec, self.card_names, player, obs)
+        return text
+
+    def play_text(self, engine: State) -> str:
+        """Who played which card in which trick of the one game of ``engine``: ``trick:P<seat>:<card>`` in the
+        order played, kept per play as :meth:`observation_text` is."""
+        key = engine.played_by.tobytes() + engine.played_in.tobytes()
+        text = self._plays.get(key)
+        if text is None:
+            if len(self._plays) > TEXTS_KEPT:
+                self._plays.clear()
+            by, trick = engine.played_by[0], engine.played_in[0]
+            played = np.flatnonzero(by >= 0)
+            order = played[np.lexsort((by[played], trick[played]))]
+            names = self.card_names
+            text = self._plays[key] = " ".join(f"{trick[c]}:P{by[c]}:{names[c]}" for c in order)
         return text
 
     def new_initial_state(self) -> "TrickState":
@@ -175,17 +195,36 @@ class TrickGame(pyspiel.Game):
         return TrickObserver(self, iig_obs_type)
 
 
-def _observation_text(spec: GameSpec, player: int, obs: np.ndarray) -> str:
+def _observation_text(spec: GameSpec, names: list[str], player: int, obs: np.ndarray) -> str:
+    """Each block of the observation by name (:mod:`trickenv.decode`'s blocks): cards by their names (a hand, the
+    cards of each seat, the card each seat put in the trick, ``-`` for none), other values as numbers.
+
+    Written over a Python list rather than with :func:`trickenv.decode.decode`: a search makes one for every new
+    node, and numpy's per-call cost made them most of ISMCTS's time."""
     deck = spec.deck
+    values = obs.tolist()
     parts = []
-    for name, value in decode(spec, obs).items():
-        v = np.asarray(value)
-        if v.dtype == np.bool_ and v.shape[-1] == deck:  # cards: a hand, or the cards of each seat
-            rows = v.reshape(-1, deck)
-            text = " / ".join(" ".join(cards.card_str(c, deck) for c in np.flatnonzero(row)) for row in rows)
+    off = 0
+    for b in spec.obs_blocks:
+        part = values[off:off + b.size]
+        off += b.size
+        width = b.shape[-1]
+        rows = [part[i:i + width] for i in range(0, len(part), width)]
+        if b.kind == "bits" and width == deck:  # cards: a hand, or the cards of each seat
+            text = " / ".join(" ".join(names[c] for c, x in enumerate(row) if x) for row in rows)
+        elif b.kind == "bits":
+            text = ",".join("1" if x else "0" for x in part)
         else:
-            text = ",".join(str(int(x)) for x in v.ravel())
-        parts.append(f"{name}: {text}")
+            if b.axis % len(b.shape) != len(b.shape) - 1:  # one-hot along another axis: read it as the last
+                rows = np.moveaxis(np.asarray(part).reshape(b.shape), b.axis, -1).reshape(-1, b.shape[b.axis]).tolist()
+            picked = [row.index(1) if 1 in row else -1 for row in rows]
+            if b.none_index is not None:
+                picked = [-1 if i == b.none_index else i for i in picked]
+            if width == deck and b.axis % len(b.shape) == len(b.shape) - 1:  # a card, or none
+                text = " ".join(names[i] if i >= 0 else "-" for i in picked)
+            else:
+                text = ",".join(str(i * b.scale if i >= 0 else i) for i in picked)
+        parts.append(f"{b.name}: {text}")
     return f"P{player} | " + " | ".join(parts)
 
 
@@ -200,11 +239,9 @@ class TrickState(pyspiel.State):
         spec = game.spec
         n, a = spec.num_players, spec.num_actions
         self.mask = np.zeros((1, a), np.bool_)
-        self.obs = np.zeros((1, spec.obs_size), np.int8)
         self.step_rewards = np.zeros((1, n), np.float32)
         self.totals = np.zeros(n, np.float64)
         self.done = np.zeros(1, np.bool_)
-        self.deal_end = np.zeros(1, np.bool_)
 
     # The game and its spec are looked up, not kept: OpenSpiel clones a state by deep-copying its attributes.
     @property
@@ -248,9 +285,12 @@ class TrickState(pyspiel.State):
         if not (0 <= action < self.spec.num_actions and self.mask[0, action]):
             raise ValueError(f"action {action} is not legal for player {self.current_player()}; legal: "
                              f"{self._legal_actions(self.current_player())}")
-        actions = np.array([action], np.int64)
-        self.spec.step_kernel(*self.engine.arrays(), self.spec.cfg, self.spec.tab, actions, np.ones(1, np.bool_),
-                              self.mask, self.obs, self.step_rewards, self.done, self.deal_end, False)
+        game = self._game
+        spec = game.spec
+        if spec.step_kernel(*self.engine.arrays(), spec.cfg, spec.tab, np.array([action], np.int64), _ONE, self.mask,
+                            game.obs_scratch, self.step_rewards, self.done, game.deal_end_scratch, False):
+            raise RuntimeError(f"the engine refused action {action}, which the state's legal actions allowed: "
+                               "its mask does not match its position")  # never: a state's mask is its engine's
         self.totals += self.step_rewards[0]
 
     def _deal_one(self, outcome: int) -> None:
@@ -265,6 +305,7 @@ class TrickState(pyspiel.State):
         h = self.spec.hand_size
         hands = [self.deal[s * h:(s + 1) * h] for s in range(self.spec.num_players)]
         self._start(hands, self.dealer)
+        self.deal = []  # from here the engine holds the deal (and a clone copies less)
 
     def _start(self, hands: list[list[int]], dealer: int) -> None:
         spec = self.spec
@@ -272,7 +313,7 @@ class TrickState(pyspiel.State):
         self.engine = spec.new_state(1)
         self.engine.rng[:] = seed_states(0, 1)
         spec.reset_kernel(*self.engine.arrays(), spec.cfg, spec.tab, row[None, :], np.ones(1, np.bool_),
-                          np.full(1, dealer, np.int32), self.mask, self.obs)
+                          np.full(1, dealer, np.int32), self.mask, self._game.obs_scratch)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if self.engine is None:
@@ -323,11 +364,7 @@ class TrickState(pyspiel.State):
         if self.engine is None:
             return text
         # Who played which card in which trick (public), so that the key keeps the whole play of the deal.
-        e, deck = self.engine, self.spec.deck
-        played = np.flatnonzero(e.played_by[0, :deck] >= 0)
-        order = sorted(played, key=lambda c: (int(e.played_in[0, c]), int(e.played_by[0, c])))
-        history = " ".join(f"{e.played_in[0, c]}:P{e.played_by[0, c]}:{cards.card_str(c, deck)}" for c in order)
-        return f"{text} | play: {history}"
+        return f"{text} | play: {self._game.play_text(self.engine)}"
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
         player = self.current_player() if player is None else player
@@ -341,15 +378,26 @@ class TrickState(pyspiel.State):
 
         ``probability_sampler()`` gives a float in [0, 1) (OpenSpiel's ``UniformProbabilitySampler``); it seeds
         the world sampler and the world's generator of later deals."""
+        return self.resample_worlds(player, 1, int(probability_sampler() * 2.0 ** 52))[0]
+
+    def resample_worlds(self, player: int, k: int, seed: int) -> list["TrickState"]:
+        """``k`` states drawn as :meth:`resample_from_infostate` draws one, in one call of the sampler (a
+        search asks for hundreds a decision); ``seed`` seeds the worlds and their generators of later deals."""
         if self.engine is None:
             raise ValueError("resample_from_infostate needs a dealt state (the deal is still being dealt)")
-        seed = int(probability_sampler() * 2.0 ** 52)
-        world = sample_worlds(self.spec, self.engine, np.zeros(1, np.int64), np.array([player], np.int64), 1,
-                              seed=seed)
-        world.rng[:] = seed_states(seed, 1)
-        other = self.clone()
-        other.engine = world
-        return other
+        worlds = sample_worlds(self.spec, self.engine, np.zeros(1, np.int64), np.array([player], np.int64), k,
+                               seed=seed)
+        worlds.rng[:] = seed_states(seed, k)
+        spec = self.spec
+        masks = np.zeros((k, spec.num_actions), np.bool_)  # the seat to act may not be ``player``: its hand differs
+        spec.mask_kernel(*worlds.arrays()[:-1], spec.cfg, spec.tab, masks)
+        out = []
+        for w in range(k):
+            other = self.clone()
+            other.engine = State(*(a[w:w + 1] for a in worlds.arrays()))  # row w's views; a clone copies them
+            other.mask = masks[w:w + 1]
+            out.append(other)
+        return out
 
 
 class TrickObserver:
@@ -380,8 +428,6 @@ def from_engine(game: TrickGame, engine: State, g: int, legal: np.ndarray) -> Tr
     state.engine = State(*(a[g:g + 1].copy() for a in engine.arrays()))
     spec = game.spec
     state.mask[0] = np.asarray(legal, np.bool_).reshape(-1)[:spec.num_actions]
-    spec.observe_kernel(*state.engine.arrays()[:-1], spec.cfg, spec.tab,
-                        np.array([int(state.engine.s[0, TO_ACT])], np.int64), state.obs)
     return state
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -62,11 +62,16 @@ class State:
 
     def take(self, games: np.ndarray) -> "State":
         """A new state holding copies of the games ``games`` (indices or a bool mask), in that order."""
-        return State(*(getattr(self, f.name)[games].copy() for f in fields(self)))
+        return State(*(a[games].copy() for a in self.arrays()))
 
     def copy(self) -> "State":
         """Deep copy (search agents simulate on copies)."""
-        return State(*(getattr(self, f.name).copy() for f in fields(self)))
+        return State(*(a.copy() for a in self.arrays()))
+
+    def __deepcopy__(self, memo: dict) -> "State":
+        # copy.deepcopy of a dataclass goes field by field through Python's generic reduce; OpenSpiel clones
+        # every state of a search that way.
+        return self.copy()
 
     def card_locations(self, g: int = 0) -> np.ndarray:
         """Where every card of game ``g`` is: seat s holds it -> s, in the current

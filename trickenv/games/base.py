@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
@@ -46,7 +48,9 @@ class GameSpec:
     ``reset(*state, cfg, tab, deal_rows, use_deal, dealers, mask, obs)``,
     ``step(*state, cfg, tab, actions, where, mask, obs, rewards, done, deal_end, autoreset) -> n_illegal``
     (it releases the GIL: ``VecEnv(threads=k)`` runs it on k slices of the batch at once) and
-    ``observe(*state[:-1], cfg, tab, seats, obs)``; ``state`` is ``State.arrays()``.
+    ``observe(*state[:-1], cfg, tab, seats, obs)`` and ``mask(*state[:-1], cfg, tab, mask)`` (the legal actions of
+    the seat to act, which ``reset`` and ``step`` write themselves: for a state made another way, as a sampled
+    world); ``state`` is ``State.arrays()``.
     ``records(spec, state, games)`` returns the records of the last finished deal of
     each game in ``games`` as named arrays (docs/records.md).
 
@@ -91,6 +95,7 @@ class GameSpec:
     reset_kernel: Callable
     step_kernel: Callable
     observe_kernel: Callable
+    mask_kernel: Callable
     obs_blocks: Sequence["Block"]
     records: Callable[["GameSpec", State, np.ndarray], dict[str, np.ndarray]]
     option_table: Sequence["Option"]
@@ -337,7 +342,7 @@ class Block:
     @property
     def size(self) -> int:
         """Number of observation entries of the block."""
-        return int(np.prod(self.shape))
+        return math.prod(self.shape)
 
 
 BLOCK_KINDS = ("bits", "onehot")

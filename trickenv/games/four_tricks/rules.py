@@ -356,6 +356,13 @@ def observe_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_pl
         _write_obs(hands, played_by, s, layout, g, seats[g], obs)
 
 
+@njit(cache=True)
+def mask_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, cfg, tab, mask):
+    """The legal-action mask of the seat to act in every game."""
+    for g in range(s.shape[0]):
+        write_mask(hands, s, cfg, tab, g, mask)
+
+
 # --------------------------------------------------------------- the spec
 
 
