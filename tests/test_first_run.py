@@ -47,6 +47,20 @@ def test_one_line_per_module_named_by_its_label_and_helpers_are_not_announced():
     assert listener.depth == 0
 
 
+def test_a_module_numba_cannot_cache_says_so_instead_of_first_run_only():
+    import trickenv.agents.openspiel_bots as bots
+
+    out = io.StringIO()
+    listener = _Announcer(out)
+    event.register("numba:compile", listener)
+    try:
+        assert _fresh("trickenv.agents.openspiel_bots")(1) == 2
+    finally:
+        event.unregister("numba:compile", listener)
+    assert out.getvalue().splitlines() == [f"trickenv: compiling {bots.COMPILE_LABEL} ({bots.COMPILE_NOTE})"]
+    assert "every process" in bots.COMPILE_NOTE
+
+
 def test_the_command_line_says_it_compiles_on_an_empty_cache(tmp_path):
     """With an empty numba cache, `trickenv eval` announces the kernels it compiles, on standard error."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}

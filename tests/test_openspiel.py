@@ -323,6 +323,20 @@ def test_the_bots_take_openspiels_own_evaluator_by_name():
         make_agent("ismcts:8:playouts=fast", "koenigrufen")
 
 
+def test_the_ismcts_benchmark_times_both_evaluators(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_ismcts.py"
+    module = importlib.util.spec_from_file_location("bench_ismcts", path)
+    bench = importlib.util.module_from_spec(module)
+    module.loader.exec_module(bench)
+    assert bench.main(["--games", "koenigrufen", "--sims", "4", "--positions", "1"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| koenigrufen")]
+    assert [r.split("|")[2].strip() for r in rows] == ["openspiel", "engine"]
+    assert all(float(r.split("|")[4]) > 0 for r in rows)
+
+
 def test_trickenv_does_not_import_openspiel():
     code = ("import sys, trickenv, trickenv.agents, trickenv.agents.evaluation; "
             "trickenv.make('four_tricks'); print('pyspiel' in sys.modules)")

@@ -62,6 +62,27 @@ def test_the_api_tells_the_games_and_checks_options(client):
     assert client.post("/api/spec", json={"game": "farbwechsel", "options": {"num_players": "4"}}).json()["players"] == 4
 
 
+def test_a_page_seats_openspiels_bots_where_the_extra_is_installed(client):
+    pytest.importorskip("pyspiel", reason="the openspiel extra")
+    assert {"ismcts", "mcts", "openspiel-random"} <= set(client.get("/api/games").json()["agents"])
+    r = client.post("/api/play", json={"game": "koenigrufen", "seat": 0, "seed": 2,
+                                       "opponents": ["ismcts", "mcts", "openspiel-random"]})
+    assert r.status_code == 200, r.text
+    final = play_out(client, r.json())[-1]
+    assert final["finished"] and [s["name"] for s in final["seats"]][1:] == ["ismcts", "mcts", "openspiel-random"]
+
+
+def test_without_the_openspiel_extra_a_page_offers_the_bundled_agents(monkeypatch):
+    from trickenv.web import sessions
+
+    real = sessions.importlib.util.find_spec
+    monkeypatch.setattr(sessions.importlib.util, "find_spec", lambda name: None if name == "pyspiel" else real(name))
+    with TestClient(create_app()) as client:
+        assert client.get("/api/games").json()["agents"] == list(sessions.BUNDLED_AGENTS)
+        r = client.post("/api/play", json={"game": "koenigrufen", "opponents": ["ismcts", "rules", "rules"]})
+        assert r.status_code == 400 and "choose from random, rules, pimc, search, model" in r.json()["error"]
+
+
 BAD_TABLES = [
     ({"game": "chess"}, "unknown game 'chess'"),
     ({"game": "farbwechsel", "options": {"colour": 1}}, "colour"),
@@ -71,7 +92,7 @@ BAD_TABLES = [
     ({"game": "farbwechsel", "seat": "x"}, "seat must be"),
     ({"game": "farbwechsel", "opponents": ["rules", "rules", "rules"]}, "2 opponent seats"),
     ({"game": "farbwechsel", "opponents": ["genius"]}, "unknown agent 'genius'"),
-    ({"game": "farbwechsel", "opponents": ["model:/etc/passwd"]}, "bundled agents only"),
+    ({"game": "farbwechsel", "opponents": ["model:/etc/passwd"]}, "by their names alone"),
     ({"game": "farbwechsel", "opponents": []}, "opponents must be a list"),
     ({"game": "farbwechsel", "deals": 0}, "deals must be 1..100"),
     ({"game": "farbwechsel", "deals": 2, "options": {"rounds": 3}}, "already makes a match"),

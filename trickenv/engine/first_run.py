@@ -5,7 +5,8 @@ numba compiles a kernel the first time it is called and keeps the machine code o
 listens to numba's ``numba:compile`` event, which numba only raises when nothing usable
 is in its cache, and prints one line per module the first time one of its kernels is
 compiled (not for the helpers compiled inside it): ``trickenv: compiling the Four Tricks kernels (first run only; ...)``. A module
-names itself with ``COMPILE_LABEL``; otherwise its dotted name is shown. ``trickenv``'s
+names itself with ``COMPILE_LABEL``; otherwise its dotted name is shown. A module whose kernels numba
+cannot keep on disk says why in ``COMPILE_NOTE``, shown instead of "first run only". ``trickenv``'s
 command line turns this on; a script can call it too.
 """
 
@@ -36,9 +37,9 @@ class _Announcer(event.Listener):
             return
         self.seen.add(module)
         label = getattr(sys.modules.get(module), "COMPILE_LABEL", module)
+        note = getattr(sys.modules.get(module), "COMPILE_NOTE", "first run only; numba keeps the machine code on disk")
         stream = self.stream or sys.stderr
-        print(f"trickenv: compiling {label} (first run only; numba keeps the machine code on disk)",
-              file=stream, flush=True)
+        print(f"trickenv: compiling {label} ({note})", file=stream, flush=True)
 
     def on_end(self, ev: event.Event) -> None:
         self.depth -= 1

@@ -13,6 +13,7 @@ with a message) before anything changes.
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import secrets
 import threading
@@ -25,12 +26,19 @@ from trickenv.games.option_text import parse_value
 from trickenv.play import HINT, MATCH_OPTIONS, Table, agent_names, seat_names
 
 # Agents a page may seat: names only. "model:PATH" would read a file the server was not given.
-WEB_AGENTS = ("random", "rules", "pimc", "search", "model")
+BUNDLED_AGENTS = ("random", "rules", "pimc", "search", "model")
+OPENSPIEL_AGENTS = ("ismcts", "mcts", "openspiel-random")  # with the openspiel extra installed
 MAX_SESSIONS = 256  # the least recently used session is dropped beyond this
 MAX_REPLAYS = 4  # record files a session keeps open
 MAX_FRAMES_CACHED = 32  # replayed deals a session keeps
 MAX_DEALS = 100  # deals of one table
 LOG_LINES = 400  # narration lines a state carries
+
+
+def web_agents() -> tuple[str, ...]:
+    """The agents a page can seat, by their names alone: the bundled ones, and OpenSpiel's bots where the
+    ``openspiel`` extra is installed."""
+    return BUNDLED_AGENTS + (OPENSPIEL_AGENTS if importlib.util.find_spec("pyspiel") else ())
 
 
 class RequestError(Exception):
@@ -76,7 +84,7 @@ def games_info() -> dict[str, Any]:
                          "allowed": o.values, "comment": o.comment, "match": o.name in MATCH_OPTIONS}
                         for o in spec.option_table],
         }
-    return {"games": out, "agents": list(WEB_AGENTS)}
+    return {"games": out, "agents": list(web_agents())}
 
 
 def _int(body: dict[str, Any], key: str, default: Any, what: str) -> Any:
@@ -107,11 +115,12 @@ class PlayTable:
             opponents = [x.strip() for x in opponents.split(",") if x.strip()]
         if not isinstance(opponents, list) or not opponents or not all(isinstance(x, str) for x in opponents):
             raise RequestError("opponents must be a list of agent names, e.g. [\"rules\", \"pimc\"]")
-        bad = [x for x in opponents if x not in WEB_AGENTS]
+        allowed = web_agents()
+        bad = [x for x in opponents if x not in allowed]
         if bad:
             known = set(agent_names())
-            why = "" if bad[0].partition(":")[0] not in known else " (a page seats the bundled agents only)"
-            raise RequestError(f"unknown agent {bad[0]!r}{why}; choose from {', '.join(WEB_AGENTS)}")
+            why = "" if bad[0].partition(":")[0] not in known else " (a page seats agents by their names alone)"
+            raise RequestError(f"unknown agent {bad[0]!r}{why}; choose from {', '.join(allowed)}")
         self.out = io.StringIO()
         try:
             names = seat_names(spec.num_players, seat, opponents)
