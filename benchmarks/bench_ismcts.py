@@ -30,7 +30,7 @@ def positions(game: str, count: int, seed: int) -> list:
     while len(out) < count:
         state = g.new_initial_state()
         while state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes())
+            actions, probs = zip(*state.chance_outcomes(), strict=True)
             state.apply_action(int(rng.choice(actions, p=probs)))
         for _ in range(int(rng.integers(0, 6))):
             state.apply_action(int(rng.choice(state.legal_actions())))
