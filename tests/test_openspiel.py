@@ -71,7 +71,7 @@ def test_an_unknown_parameter_is_refused():
 @pytest.mark.parametrize(("game", "options"), VARIANTS, ids=IDS)
 def test_move_by_move_agreement_with_the_aec_env(game, options):
     """For the same deal and dealer: the seat to act, legal actions, observation, rewards and returns agree at
-    every step, to the end of the episode (matches included: both draw later deals from the same generator)."""
+    every step, to the end of the episode (in a match, chance deals each later deal as the env dealt it)."""
     g = load(game, options)
     spec = g.spec
     for seed in range(3):
@@ -81,7 +81,7 @@ def test_move_by_move_agreement_with_the_aec_env(game, options):
         env.reset(seed=0, options={"deal": deal, "dealer": dealer})
         state = tos.state_from_deal(g, deal, dealer)
         totals = np.zeros(spec.num_players)
-        steps = 0
+        steps = deals = 0
         while env.agents:
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
@@ -99,7 +99,25 @@ def test_move_by_move_agreement_with_the_aec_env(game, options):
             totals += [env.rewards[a] for a in env.possible_agents]
             assert np.allclose(state.returns(), totals), (steps, state.returns(), totals)
             steps += 1
+            if state.is_chance_node():  # a match's next deal: chance deals what the env dealt
+                for card in env_deal(env.unwrapped.game, spec):
+                    assert any(c == card for c, _ in state.chance_outcomes())
+                    state.apply_action(card)
+                deals += 1
         assert state.is_terminal() and steps > spec.num_tricks
+        assert deals == 0 or deals >= 1 and steps > 2 * spec.num_tricks
+
+
+def env_deal(engine, spec):
+    """The cards of the deal an engine state dealt last, as chance deals them: seat 0's first (a seat's first
+    batch before its second)."""
+    bits = np.arange(spec.deck, dtype=np.uint64)
+    out = []
+    for p in range(spec.num_players):
+        hand = np.flatnonzero((engine.dealt[0, 0, p] >> bits) & np.uint64(1)).tolist()
+        second = np.flatnonzero((engine.dealt[0, 0, 4 + p] >> bits) & np.uint64(1)).tolist()
+        out += [c for c in hand if c not in second] + second
+    return out
 
 
 def test_a_deal_given_as_text_starts_a_state():

@@ -22,11 +22,11 @@ A state runs on trickenv's engine (the same kernels as the AEC and batched envs;
 - **Chance**: the deal, one card at a time, to seat 0's hand first, then seat 1's, ..., each card drawn
   uniformly from those not dealt yet (so ``chance_outcomes`` are exact: ``1 / cards left``); the cards no
   seat gets are the game's undealt rest. Then the dealer, uniformly among the seats. In a match
-  (``rounds`` > 1, ``win_at``, ``target_schedule``) the later deals are drawn by the state's own generator, as
-  in the envs; :meth:`TrickState.resample_from_infostate` draws that generator afresh, so no search learns
-  the future deals from it.
-- **Decisions**: the same action ids, legal actions, seat to act, rewards (each deal's scores when it ends)
-  and returns as trickenv's AEC env, for the same deal (tested move by move).
+  (``rounds`` > 1, ``win_at``, ``target_schedule``) each later deal is dealt the same way when the one before
+  ends, without the dealer, who moves on as the rules say.
+- **Decisions**: the same action ids, legal actions, seat to act, rewards (each deal's scores when it ends,
+  still there at the next decision after a match's chance nodes, where OpenSpiel reads them) and returns as
+  trickenv's AEC env, for the same deal (tested move by move).
 - **What a player knows**: ``observation_tensor(p)`` is trickenv's observation of seat ``p``
   (``trickenv.decode`` reads it); ``information_state_tensor(p)`` is the same vector. The strings read the
   observation by name, and the information state string adds which seat played which card in which trick,
@@ -46,7 +46,7 @@ import pyspiel
 
 from trickenv import cards
 from trickenv.engine.kernels import seed_states
-from trickenv.engine.layout import TO_ACT
+from trickenv.engine.layout import DEALER, TO_ACT
 from trickenv.engine.state import State
 from trickenv.games import GAMES, make_spec
 from trickenv.games.base import GameSpec
@@ -233,8 +233,8 @@ class TrickState(pyspiel.State):
 
     def __init__(self, game: TrickGame) -> None:
         super().__init__(game)
+        self.dealing = True  # chance deals: the first deal (then its dealer), or a match's next deal
         self.deal: list[int] = []  # cards dealt so far, seat 0's first
-        self.dealer = -1
         self.engine: State | None = None  # the engine's state of the one game, once dealt
         spec = game.spec
         n, a = spec.num_players, spec.num_actions
@@ -254,32 +254,32 @@ class TrickState(pyspiel.State):
 
     # ------------------------------------------------------------------ whose turn
     def current_player(self) -> int:
-        if self.engine is None:
+        if self.dealing:
             return pyspiel.PlayerId.CHANCE
         if self.done[0]:
             return pyspiel.PlayerId.TERMINAL
         return int(self.engine.s[0, TO_ACT])
 
     def is_terminal(self) -> bool:
-        return self.engine is not None and bool(self.done[0])
+        return not self.dealing and bool(self.done[0])
 
     def _legal_actions(self, player: int) -> list[int]:
-        if self.engine is None or self.done[0] or player != self.current_player():
+        if self.dealing or self.done[0] or player != self.current_player():
             return []
         return np.flatnonzero(self.mask[0]).tolist()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        if self.engine is not None:
+        if not self.dealing:
             return []
         if len(self.deal) < self._game.dealt_cards:
             left = sorted(set(range(self.spec.deck)) - set(self.deal))
             return [(c, 1.0 / len(left)) for c in left]
-        n = self.spec.num_players
+        n = self.spec.num_players  # the first deal's dealer; a match's later dealers follow the rules
         return [(d, 1.0 / n) for d in range(n)]
 
     # ------------------------------------------------------------------ moves
     def _apply_action(self, action: int) -> None:
-        if self.engine is None:
+        if self.dealing:
             self._deal_one(action)
             return
         if not (0 <= action < self.spec.num_actions and self.mask[0, action]):
@@ -292,76 +292,81 @@ class TrickState(pyspiel.State):
             raise RuntimeError(f"the engine refused action {action}, which the state's legal actions allowed: "
                                "its mask does not match its position")  # never: a state's mask is its engine's
         self.totals += self.step_rewards[0]
+        if game.deal_end_scratch[0] and not self.done[0]:
+            # A match goes on. The engine has dealt the next deal from its generator; chance deals it instead.
+            self.dealing = True
 
     def _deal_one(self, outcome: int) -> None:
+        spec = self.spec  # step_rewards keep the last deal's scores: OpenSpiel reads rewards at the next decision
         if len(self.deal) < self._game.dealt_cards:
-            if outcome in self.deal or not 0 <= outcome < self.spec.deck:
+            if outcome in self.deal or not 0 <= outcome < spec.deck:
                 raise ValueError(f"chance outcome {outcome} is not a card left to deal")
             self.deal.append(int(outcome))
-            return
-        if not 0 <= outcome < self.spec.num_players:
-            raise ValueError(f"chance outcome {outcome} is not a dealer seat 0..{self.spec.num_players - 1}")
-        self.dealer = int(outcome)
-        h = self.spec.hand_size
-        hands = [self.deal[s * h:(s + 1) * h] for s in range(self.spec.num_players)]
-        self._start(hands, self.dealer)
+            if len(self.deal) < self._game.dealt_cards or self.engine is None:
+                return  # the first deal's dealer comes next
+            dealer = int(self.engine.s[0, DEALER])
+        else:
+            if not 0 <= outcome < spec.num_players:
+                raise ValueError(f"chance outcome {outcome} is not a dealer seat 0..{spec.num_players - 1}")
+            dealer = int(outcome)
+        h = spec.hand_size
+        row, _ = spec.deal_row([self.deal[s * h:(s + 1) * h] for s in range(spec.num_players)], dealer)
+        if self.engine is None:
+            self.engine = spec.new_state(1)
+            self.engine.rng[:] = seed_states(0, 1)
+            spec.reset_kernel(*self.engine.arrays(), spec.cfg, spec.tab, row[None, :], _ONE,
+                              np.full(1, dealer, np.int32), self.mask, self._game.obs_scratch)
+        else:
+            spec.deal_kernel(*self.engine.arrays(), spec.cfg, spec.tab, row[None, :], self.mask,
+                             self._game.obs_scratch)
         self.deal = []  # from here the engine holds the deal (and a clone copies less)
-
-    def _start(self, hands: list[list[int]], dealer: int) -> None:
-        spec = self.spec
-        row, dealer = spec.deal_row(hands, dealer)
-        self.engine = spec.new_state(1)
-        self.engine.rng[:] = seed_states(0, 1)
-        spec.reset_kernel(*self.engine.arrays(), spec.cfg, spec.tab, row[None, :], np.ones(1, np.bool_),
-                          np.full(1, dealer, np.int32), self.mask, self._game.obs_scratch)
+        self.dealing = False
 
     def _action_to_string(self, player: int, action: int) -> str:
-        if self.engine is None:
+        if self.dealing:
             if len(self.deal) < self._game.dealt_cards:
-                return f"deal {cards.card_str(action, self.spec.deck)}"
+                return f"deal {self._game.card_names[action]}"
             return f"dealer P{action}"
         if action < self.spec.deck:
-            return cards.card_str(action, self.spec.deck)
+            return self._game.card_names[action]
         return self.spec.text.describe_action(self.spec, action)
 
     # ------------------------------------------------------------------ results
     def rewards(self) -> list[float]:
-        if self.engine is None:
-            return [0.0] * self.spec.num_players
         return self.step_rewards[0].astype(float).tolist()
 
     def returns(self) -> list[float]:
         return self.totals.tolist()
 
     def __str__(self) -> str:
-        if self.engine is None:
+        if self.dealing:
             h = self.spec.hand_size
             hands = [self.deal[s * h:(s + 1) * h] for s in range(self.spec.num_players)]
-            return "dealing: " + " | ".join(f"P{s}: " + " ".join(cards.card_str(c, self.spec.deck) for c in hand)
+            return "dealing: " + " | ".join(f"P{s}: " + " ".join(self._game.card_names[c] for c in hand)
                                             for s, hand in enumerate(hands) if hand)
         return self.spec.text.render(self.spec, self.engine, 0)
 
     # ------------------------------------------------------------------ what a player knows
     def seat_observation(self, player: int) -> np.ndarray:
-        """trickenv's observation of seat ``player`` (int8); zeros while the deal is dealt."""
+        """trickenv's observation of seat ``player`` (int8); zeros while a deal is dealt."""
         out = np.zeros((1, self.spec.obs_size), np.int8)
-        if self.engine is not None:
+        if not self.dealing:
             self.spec.observe_kernel(*self.engine.arrays()[:-1], self.spec.cfg, self.spec.tab,
                                      np.array([player], np.int64), out)
         return out[0]
 
     def observation_string(self, player: int | None = None) -> str:
         player = self.current_player() if player is None else player
-        if self.engine is None:
+        if self.dealing:
             h = self.spec.hand_size
             mine = self.deal[player * h:(player + 1) * h]
-            return f"P{player} dealt so far: " + " ".join(cards.card_str(c, self.spec.deck) for c in mine)
+            return f"P{player} dealt so far: " + " ".join(self._game.card_names[c] for c in mine)
         return self._game.observation_text(player, self.seat_observation(player))
 
     def information_state_string(self, player: int | None = None) -> str:
         player = self.current_player() if player is None else player
         text = self.observation_string(player)
-        if self.engine is None:
+        if self.dealing:
             return text
         # Who played which card in which trick (public), so that the key keeps the whole play of the deal.
         return f"{text} | play: {self._game.play_text(self.engine)}"
@@ -383,8 +388,8 @@ class TrickState(pyspiel.State):
     def resample_worlds(self, player: int, k: int, seed: int) -> list["TrickState"]:
         """``k`` states drawn as :meth:`resample_from_infostate` draws one, in one call of the sampler (a
         search asks for hundreds a decision); ``seed`` seeds the worlds and their generators of later deals."""
-        if self.engine is None:
-            raise ValueError("resample_from_infostate needs a dealt state (the deal is still being dealt)")
+        if self.dealing:
+            raise ValueError("resample_from_infostate needs a dealt state (a deal is still being dealt)")
         worlds = sample_worlds(self.spec, self.engine, np.zeros(1, np.int64), np.array([player], np.int64), k,
                                seed=seed)
         worlds.rng[:] = seed_states(seed, k)
@@ -425,6 +430,7 @@ def from_engine(game: TrickGame, engine: State, g: int, legal: np.ndarray) -> Tr
     when it steps). The state's history is empty (it starts at this position) and its returns count from
     here."""
     state = TrickState(game)
+    state.dealing = False
     state.engine = State(*(a[g:g + 1].copy() for a in engine.arrays()))
     spec = game.spec
     state.mask[0] = np.asarray(legal, np.bool_).reshape(-1)[:spec.num_actions]

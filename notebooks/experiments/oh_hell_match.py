@@ -68,7 +68,7 @@ def deal_state(game: pyspiel.Game, seed: int, deal: int) -> pyspiel.State:
 def play(args: Args, game: pyspiel.Game, four_tricks, deal: int, seating: tuple[int, ...], k: int,
          clock: dict[str, list[float]]) -> list[float]:
     """One deal in one seating (agent 0 = the trickenv agent, 1 = ISMCTS); OpenSpiel's returns."""
-    seed = args.seed * 1_000_003 + deal * 16 + k
+    seed = (args.seed * 1_000_003 + deal * 16 + k) % 2**31  # OpenSpiel's seeds are 32-bit ints
     ours = make_agent(args.agent, four_tricks.spec, seed=seed)
     bots = {seat: ismcts(args.sims, seed + seat) for seat, agent in enumerate(seating) if agent == 1}
     state = deal_state(game, args.seed, deal)

@@ -50,7 +50,8 @@ class GameSpec:
     (it releases the GIL: ``VecEnv(threads=k)`` runs it on k slices of the batch at once) and
     ``observe(*state[:-1], cfg, tab, seats, obs)`` and ``mask(*state[:-1], cfg, tab, mask)`` (the legal actions of
     the seat to act, which ``reset`` and ``step`` write themselves: for a state made another way, as a sampled
-    world); ``state`` is ``State.arrays()``.
+    world); ``deal(*state, cfg, tab, deal_rows, mask, obs)`` deals a match's next deal from given rows (``step``
+    deals it from the game's generator); ``state`` is ``State.arrays()``.
     ``records(spec, state, games)`` returns the records of the last finished deal of
     each game in ``games`` as named arrays (docs/records.md).
 
@@ -96,6 +97,7 @@ class GameSpec:
     step_kernel: Callable
     observe_kernel: Callable
     mask_kernel: Callable
+    deal_kernel: Callable
     obs_blocks: Sequence["Block"]
     records: Callable[["GameSpec", State, np.ndarray], dict[str, np.ndarray]]
     option_table: Sequence["Option"]

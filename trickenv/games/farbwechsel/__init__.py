@@ -73,7 +73,7 @@ def make_spec(**options: Any) -> GameSpec:
         name=rules.NAME, options=resolved, num_players=n, deck=rules.DECK, hand_size=hand, num_tricks=hand,
         num_actions=num_actions, obs_size=obs_size, num_fields=rules.NUM_FIELDS, num_aux=1, cfg=cfg, tab=tab,
         reset_kernel=rules.reset_kernel, step_kernel=rules.step_kernel, observe_kernel=rules.observe_kernel,
-        mask_kernel=rules.mask_kernel,
+        mask_kernel=rules.mask_kernel, deal_kernel=rules.deal_kernel,
         obs_blocks=blocks, records=rules.deal_records, step_events=rules.step_events,
         event_counter=rules.CHANGES_TOTAL,
         counters={

@@ -69,7 +69,7 @@ def make_spec(**options: Any) -> GameSpec:
         num_tricks=hand, num_actions=num_actions, obs_size=obs_size, num_fields=rules.NUM_FIELDS, num_aux=1,
         cfg=cfg, tab=tab, reset_kernel=rules.reset_kernel, step_kernel=rules.step_kernel,
         observe_kernel=rules.observe_kernel,
-        mask_kernel=rules.mask_kernel, obs_blocks=blocks, records=rules.deal_records,
+        mask_kernel=rules.mask_kernel, deal_kernel=rules.deal_kernel, obs_blocks=blocks, records=rules.deal_records,
         option_table=rules.OPTIONS, reward_scale=rules.REWARD_SCALE, worst_score=rules.worst_score(resolved, hand),
         best_score=rules.best_score(resolved, hand),
         seat_metrics=rules.seat_metrics, solve_kernel=solver.solve_kernel,

@@ -45,7 +45,7 @@ def make_spec(**options: Any) -> GameSpec:
         num_tricks=rules.HAND, num_actions=rules.NUM_ACTIONS, obs_size=rules.OBS_SIZE, num_fields=rules.NUM_FIELDS,
         num_aux=rules.NUM_AUX, cfg=cfg, tab=rules.card_table(), reset_kernel=rules.reset_kernel,
         step_kernel=rules.step_kernel, observe_kernel=rules.observe_kernel,
-        mask_kernel=rules.mask_kernel, obs_blocks=rules.obs_blocks(),
+        mask_kernel=rules.mask_kernel, deal_kernel=rules.deal_kernel, obs_blocks=rules.obs_blocks(),
         records=rules.deal_records, batch_sizes=(rules.BATCH, rules.BATCH), option_table=rules.OPTIONS,
         reward_scale=rules.REWARD_SCALE, worst_score=rules.WORST_SCORE, best_score=rules.BEST_SCORE, duties=(rules.MUST_TRUMP, rules.MUST_BEAT),
         side_points=rules.side_points, seat_metrics=rules.seat_metrics, solve_kernel=solver.solve_kernel,

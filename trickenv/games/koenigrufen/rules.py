@@ -569,6 +569,18 @@ def mask_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play,
         write_mask(hands, s, cfg, tab, g, mask)
 
 
+@njit(cache=True)
+def deal_kernel(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, deal_rows, mask,
+                obs):
+    """Deal the next deal of every game's match from ``deal_rows[g]``: the dealer and the match so far are kept
+    (the step kernel deals it from the game's generator; an OpenSpiel state deals it by chance nodes)."""
+    for g in range(s.shape[0]):
+        _start_deal(hands, aux, played_by, played_in, trick_trump, dealt, last_play, s, rng, cfg, tab, g,
+                    deal_rows[g], True)
+        write_mask(hands, s, cfg, tab, g, mask)
+        _write_obs(hands, played_by, s, cfg, g, s[g, TO_ACT], obs)
+
+
 # --------------------------------------------------------------- the spec
 
 
