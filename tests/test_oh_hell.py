@@ -1,5 +1,5 @@
-"""OpenSpiel's own oh_hell is trickenv's Four Tricks (deck=52, bidding, trump turned up): trickenv.oh_hell and the
-match of a trickenv agent against OpenSpiel's C++ ISMCTS in it (notebooks/experiments/oh_hell_match.py)."""
+"""OpenSpiel's own oh_hell is trickenv's Four Tricks (deck=52, bidding, trump turned up): trickenv.openspiel.oh_hell
+and the match of a trickenv agent against OpenSpiel's C++ ISMCTS in it (notebooks/experiments/oh_hell_match.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel", reason="the openspiel extra (pip install 'trickenv[openspiel]')")
 
-from trickenv import cards, oh_hell  # noqa: E402
+from trickenv import cards  # noqa: E402
+from trickenv.openspiel import oh_hell  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,13 +1,13 @@
-"""A trickenv agent against OpenSpiel's C++ ISMCTS in OpenSpiel's own ``oh_hell`` (:mod:`trickenv.oh_hell`).
+"""A trickenv agent against OpenSpiel's C++ ISMCTS in OpenSpiel's own ``oh_hell`` (:mod:`trickenv.openspiel.oh_hell`).
 
     python notebooks/experiments/oh_hell_match.py --agent search --sims 500 --deals 300 --seed 5901 --out oh_hell.jsonl
 
-``oh_hell`` with :data:`trickenv.oh_hell.OH_HELL_PARAMETERS` is Four Tricks with ``deck=52 bidding=True
+``oh_hell`` with :data:`trickenv.openspiel.oh_hell.OH_HELL_PARAMETERS` is Four Tricks with ``deck=52 bidding=True
 trump=turn_up``. Each deal (OpenSpiel's chance outcomes, drawn from ``seed`` and the deal's number) is played
 in the 6 seatings of two agents at three seats (AAB ABA BAA ABB BAB BBA), in OpenSpiel's game: OpenSpiel's
 ``ISMCTSBot`` (C++, random rollouts, ``--sims`` simulations, its own ``ResampleFromInfostate``) acts on the
 OpenSpiel state; the trickenv agent acts on the same position translated to trickenv's engine
-(:func:`trickenv.oh_hell.to_four_tricks`), and its move is played in OpenSpiel's game. The scores are
+(:func:`trickenv.openspiel.oh_hell.to_four_tricks`), and its move is played in OpenSpiel's game. The scores are
 OpenSpiel's returns.
 
 The deals repeat with the seed; the games do not quite: OpenSpiel's C++ ``ISMCTSBot`` chose other moves for the
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pyspiel
 
-from trickenv import oh_hell
+from trickenv.openspiel import oh_hell
 from trickenv.agents import make_agent
 from trickenv.agents.base import act_one
 from trickenv.agents.seatings import make_seatings

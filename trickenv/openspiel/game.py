@@ -1,41 +1,4 @@
-"""trickenv's games as OpenSpiel games (the ``openspiel`` extra).
-
-Importing this module registers each game with OpenSpiel, so OpenSpiel's algorithms and tools run on it::
-
-    import pyspiel
-    import trickenv.openspiel  # registers trickenv_four_tricks, trickenv_farbwechsel, trickenv_koenigrufen
-
-    game = pyspiel.load_game("trickenv_four_tricks", {"deck": 52, "bidding": True})
-    state = game.new_initial_state()
-
-Every option of a game's option table is a game parameter of the same name. An option whose default is an
-int, a bool or a string is a parameter of that type with the same default. The others are string parameters:
-a sequence as its items separated by spaces (``switch_ranks="Q J"``, ``target_schedule="1 2 3"``; OpenSpiel
-reads parentheses and commas in a parameter as structure, and a lone number as an int, so a schedule needs
-two targets or more) and ``"none"`` for None; ``"default"`` for an option whose default depends on others
-(Four Tricks' ``trump``). An integer option whose default is None (Four Tricks' ``target``, ``rounds``,
-``win_at``, given or derived from the others) is an int parameter with ``-1`` for "not given". The values
-are checked by the game itself, with its own messages.
-
-A state runs on trickenv's engine (the same kernels as the AEC and batched envs; no rule is written here):
-
-- **Chance**: the deal, one card at a time, to seat 0's hand first, then seat 1's, ..., each card drawn
-  uniformly from those not dealt yet (so ``chance_outcomes`` are exact: ``1 / cards left``); the cards no
-  seat gets are the game's undealt rest. Then the dealer, uniformly among the seats. In a match
-  (``rounds`` > 1, ``win_at``, ``target_schedule``) each later deal is dealt the same way when the one before
-  ends, without the dealer, who moves on as the rules say.
-- **Decisions**: the same action ids, legal actions, seat to act, rewards (each deal's scores when it ends,
-  still there at the next decision after a match's chance nodes, where OpenSpiel reads them) and returns as
-  trickenv's AEC env, for the same deal (tested move by move).
-- **What a player knows**: ``observation_tensor(p)`` is trickenv's observation of seat ``p``
-  (``trickenv.decode`` reads it); ``information_state_tensor(p)`` is the same vector. The strings read the
-  observation by name, and the information state string adds which seat played which card in which trick,
-  so two states a player can tell apart never share it. ``resample_from_infostate(p, sampler)`` draws a
-  world with :mod:`trickenv.sampler`, uniform over the deals consistent with what seat ``p`` saw.
-
-:func:`from_engine` makes a state of a position of the batched engine (the OpenSpiel bots of
-:mod:`trickenv.agents.openspiel_bots` play from it).
-"""
+"""The OpenSpiel game and state of a trickenv game (:mod:`trickenv.openspiel` says what they do)."""
 
 from __future__ import annotations
 
@@ -48,88 +11,18 @@ from trickenv import cards
 from trickenv.engine.kernels import seed_states
 from trickenv.engine.layout import DEALER, TO_ACT
 from trickenv.engine.state import State
-from trickenv.games import GAMES, make_spec
+from trickenv.games import make_spec
 from trickenv.games.base import GameSpec
-from trickenv.games.option_text import parse_value
 from trickenv.games.variants import VARIANTS
+from trickenv.openspiel.parameters import (options_from_parameters, parameter_specification, parameters_from_options,
+                                           short_name)
+from trickenv.openspiel.text import observation_text, play_text
 from trickenv.sampler import sample_worlds
 
 _ONE = np.ones(1, np.bool_)  # the step kernel's "step this game" (it only reads it)
-PREFIX = "trickenv_"
-DEFAULT = "default"  # a string parameter's "the game's default"
-TEXTS_KEPT = 100_000  # observation texts a game keeps (observation_text)
+TEXTS_KEPT = 100_000  # observation texts and plays a game keeps (TrickGame.observation_text, play_text)
 MATCH_LIMIT = 1000  # deals a match with ``win_at`` and no ``rounds`` may last, for OpenSpiel's max_game_length
-
-
-def short_name(game: str) -> str:
-    """The OpenSpiel name of trickenv's ``game``: ``trickenv_<game>``."""
-    return PREFIX + game
-
-
-NOT_GIVEN = -1  # an int parameter's "not given" (an option whose default is None and whose values are ints)
-
-
-def _takes_int(game: str, option: Any) -> bool:
-    """Whether an option whose default is None takes an integer (Four Tricks' ``target``, ``rounds``, ``win_at``)."""
-    try:
-        make_spec(game, **{option.name: 1})
-    except ValueError:
-        return False
-    return True
-
-
-def _parameter(game: str, option: Any) -> Any:
-    """An option's OpenSpiel parameter default (see the module docstring)."""
-    default = option.default
-    if callable(default):
-        return DEFAULT
-    if isinstance(default, (bool, int, str)):
-        return default
-    if default is None and _takes_int(game, option):
-        return NOT_GIVEN
-    return value_text(default)
-
-
-def value_text(value: Any) -> str:
-    """An option's value as a string parameter: ``none``, or the items separated by spaces (``Q J``, ``1 2 3``).
-
-    OpenSpiel reads ``(``, ``)``, ``,`` and ``=`` in a parameter string as structure, so they cannot appear."""
-    if value is None:
-        return "none"
-    if isinstance(value, (tuple, list)):
-        return " ".join(str(x) for x in value)
-    return str(value)
-
-
-def _text_value(option: Any, text: str) -> Any:
-    """The option value a string parameter stands for (see :func:`value_text`)."""
-    if isinstance(option.default, tuple):
-        return tuple(text.split())
-    if text == "none":
-        return None
-    items = [parse_value(x) for x in text.split()]
-    return items[0] if len(items) == 1 else items
-
-
-def parameter_specification(game: str) -> dict[str, Any]:
-    """``{option: default}`` of ``game``'s options as OpenSpiel parameters (see the module docstring)."""
-    return {o.name: _parameter(game, o) for o in make_spec(game).option_table}
-
-
-def options_from_parameters(game: str, params: dict[str, Any]) -> dict[str, Any]:
-    """trickenv options from OpenSpiel parameters: text values read back, ``"default"`` left out."""
-    table = {o.name: o for o in make_spec(game).option_table}
-    out = {}
-    for name, value in params.items():
-        if name not in table:
-            raise ValueError(f"{short_name(game)} has no parameter {name!r}; parameters are {list(table)}")
-        option = table[name]
-        if callable(option.default) and value == DEFAULT or option.default is None and value == NOT_GIVEN:
-            continue
-        if isinstance(value, str) and not isinstance(option.default, str) and not callable(option.default):
-            value = _text_value(option, value)
-        out[name] = value
-    return out
+GAME_TYPES: dict[str, pyspiel.GameType] = {}  # registered games: name -> OpenSpiel game type
 
 
 class TrickGame(pyspiel.Game):
@@ -144,7 +37,7 @@ class TrickGame(pyspiel.Game):
         spec = self.spec
         rounds = spec.options.get("rounds") or MATCH_LIMIT
         decisions = spec.num_tricks * spec.num_players + spec.num_players + 8  # cards, then bids/trump/call
-        super().__init__(_GAME_TYPES[self.game_name], pyspiel.GameInfo(
+        super().__init__(GAME_TYPES[self.game_name], pyspiel.GameInfo(
             num_distinct_actions=spec.num_actions,
             max_chance_outcomes=max(spec.deck, spec.num_players),
             num_players=spec.num_players,
@@ -170,22 +63,17 @@ class TrickGame(pyspiel.Game):
         if text is None:
             if len(self._texts) > TEXTS_KEPT:
                 self._texts.clear()
-            text = self._texts[key] = _observation_text(self.spec, self.card_names, player, obs)
+            text = self._texts[key] = observation_text(self.spec, self.card_names, player, obs)
         return text
 
     def play_text(self, engine: State) -> str:
-        """Who played which card in which trick of the one game of ``engine``: ``trick:P<seat>:<card>`` in the
-        order played, kept per play as :meth:`observation_text` is."""
+        """:func:`trickenv.openspiel.text.play_text` of ``engine``, kept per play as :meth:`observation_text` is."""
         key = engine.played_by.tobytes() + engine.played_in.tobytes()
         text = self._plays.get(key)
         if text is None:
             if len(self._plays) > TEXTS_KEPT:
                 self._plays.clear()
-            by, trick = engine.played_by[0], engine.played_in[0]
-            played = np.flatnonzero(by >= 0)
-            order = played[np.lexsort((by[played], trick[played]))]
-            names = self.card_names
-            text = self._plays[key] = " ".join(f"{trick[c]}:P{by[c]}:{names[c]}" for c in order)
+            text = self._plays[key] = play_text(engine, self.card_names)
         return text
 
     def new_initial_state(self) -> "TrickState":
@@ -193,39 +81,6 @@ class TrickGame(pyspiel.Game):
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> "TrickObserver":
         return TrickObserver(self, iig_obs_type)
-
-
-def _observation_text(spec: GameSpec, names: list[str], player: int, obs: np.ndarray) -> str:
-    """Each block of the observation by name (:mod:`trickenv.decode`'s blocks): cards by their names (a hand, the
-    cards of each seat, the card each seat put in the trick, ``-`` for none), other values as numbers.
-
-    Written over a Python list rather than with :func:`trickenv.decode.decode`: a search makes one for every new
-    node, and numpy's per-call cost made them most of ISMCTS's time."""
-    deck = spec.deck
-    values = obs.tolist()
-    parts = []
-    off = 0
-    for b in spec.obs_blocks:
-        part = values[off:off + b.size]
-        off += b.size
-        width = b.shape[-1]
-        rows = [part[i:i + width] for i in range(0, len(part), width)]
-        if b.kind == "bits" and width == deck:  # cards: a hand, or the cards of each seat
-            text = " / ".join(" ".join(names[c] for c, x in enumerate(row) if x) for row in rows)
-        elif b.kind == "bits":
-            text = ",".join("1" if x else "0" for x in part)
-        else:
-            if b.axis % len(b.shape) != len(b.shape) - 1:  # one-hot along another axis: read it as the last
-                rows = np.moveaxis(np.asarray(part).reshape(b.shape), b.axis, -1).reshape(-1, b.shape[b.axis]).tolist()
-            picked = [row.index(1) if 1 in row else -1 for row in rows]
-            if b.none_index is not None:
-                picked = [-1 if i == b.none_index else i for i in picked]
-            if width == deck and b.axis % len(b.shape) == len(b.shape) - 1:  # a card, or none
-                text = " ".join(names[i] if i >= 0 else "-" for i in picked)
-            else:
-                text = ",".join(str(i * b.scale if i >= 0 else i) for i in picked)
-        parts.append(f"{b.name}: {text}")
-    return f"P{player} | " + " | ".join(parts)
 
 
 class TrickState(pyspiel.State):
@@ -437,23 +292,6 @@ def from_engine(game: TrickGame, engine: State, g: int, legal: np.ndarray) -> Tr
     return state
 
 
-def parameters_from_options(game: str, options: dict[str, Any]) -> dict[str, Any]:
-    """OpenSpiel parameters that make ``game`` with trickenv ``options`` (resolved or as given)."""
-    spec = parameter_specification(game)
-    out = {}
-    for name, value in options.items():
-        kind = spec[name]
-        if value is None:
-            out[name] = NOT_GIVEN if isinstance(kind, int) and not isinstance(kind, bool) else "none"
-        elif isinstance(value, (tuple, list)):
-            out[name] = value_text(value)
-        elif isinstance(kind, str) and not isinstance(value, str):
-            out[name] = value_text(value)
-        else:
-            out[name] = value
-    return out
-
-
 def game_for_spec(spec: GameSpec) -> TrickGame:
     """The OpenSpiel game of a trickenv spec (its game and options)."""
     return pyspiel.load_game(short_name(spec.name), parameters_from_options(spec.name, spec.options))
@@ -474,13 +312,12 @@ def state_from_deal(game: TrickGame, deal: Any, dealer: int) -> TrickState:
     return state
 
 
-_GAME_TYPES: dict[str, pyspiel.GameType] = {}
 
-
-def _register(game: str) -> None:
+def register(game: str) -> None:
+    """Register ``game`` with OpenSpiel as ``trickenv_<game>`` (its game type and parameters)."""
     players = [make_spec(g, **options).num_players for g, options in VARIANTS if g == game] or [
         make_spec(game).num_players]
-    _GAME_TYPES[game] = pyspiel.GameType(
+    GAME_TYPES[game] = pyspiel.GameType(
         short_name=short_name(game),
         long_name=f"trickenv {game}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
@@ -497,9 +334,4 @@ def _register(game: str) -> None:
         parameter_specification=parameter_specification(game),
     )
     cls = type(f"TrickGame_{game}", (TrickGame,), {"game_name": game})
-    pyspiel.register_game(_GAME_TYPES[game], cls)
-
-
-for _game in GAMES:
-    if short_name(_game) not in pyspiel.registered_names():
-        _register(_game)
+    pyspiel.register_game(GAME_TYPES[game], cls)

@@ -22,7 +22,8 @@ import numpy as np
 import pyspiel
 
 from trickenv import cards
-from trickenv import openspiel as tos
+from trickenv.openspiel.game import TrickGame, TrickState, state_from_deal
+from trickenv.openspiel.parameters import parameters_from_options, short_name
 
 OH_HELL_PARAMETERS = {"players": 3, "num_suits": 4, "num_cards_per_suit": 13, "num_tricks_fixed": 17,
                       "off_bid_penalty": True, "points_per_trick": 1}
@@ -37,10 +38,9 @@ def load_oh_hell() -> Any:
     return pyspiel.load_game("oh_hell", OH_HELL_PARAMETERS)
 
 
-def load_four_tricks() -> tos.TrickGame:
+def load_four_tricks() -> TrickGame:
     """trickenv's Four Tricks with :data:`FOUR_TRICKS_OPTIONS`, as an OpenSpiel game."""
-    return pyspiel.load_game(tos.short_name("four_tricks"), tos.parameters_from_options("four_tricks",
-                                                                                          FOUR_TRICKS_OPTIONS))
+    return pyspiel.load_game(short_name("four_tricks"), parameters_from_options("four_tricks", FOUR_TRICKS_OPTIONS))
 
 
 def _card_maps() -> tuple[np.ndarray, np.ndarray]:
@@ -74,7 +74,7 @@ def action_to_oh_hell(action: int) -> int:
     raise ValueError(f"trickenv action {action} is neither a card (0..51) nor a bid (56..73)")
 
 
-def to_four_tricks(state: Any, game: tos.TrickGame | None = None) -> tos.TrickState:
+def to_four_tricks(state: Any, game: TrickGame | None = None) -> TrickState:
     """The trickenv state of an ``oh_hell`` state (dealt, with the trump card turned up): its deal and dealer,
     then every bid and card played since, applied in trickenv's engine (which checks each)."""
     game = game or load_four_tricks()
@@ -87,7 +87,7 @@ def to_four_tricks(state: Any, game: tos.TrickGame | None = None) -> tos.TrickSt
     hands: list[list[int]] = [[] for _ in range(players)]
     for k, card in enumerate(history[2:2 + dealt]):  # OpenSpiel deals card k to player k % players
         hands[k % players].append(int(CARD_TO_TRICKENV[card]))
-    out = tos.state_from_deal(game, hands, dealer)
+    out = state_from_deal(game, hands, dealer)
     for action in history[2 + dealt + 1:]:
         out.apply_action(action_to_trickenv(int(action)))
     return out
