@@ -121,6 +121,8 @@ class EnginePlayouts:
         totals = np.asarray(state.returns(), np.float64)
         if state.is_terminal():
             return totals
+        if state.is_chance_node():
+            raise ValueError("EnginePlayouts values decision nodes (OpenSpiel's MCTS and ISMCTS ask for no other)")
         game = state.get_game()
         spec = game.spec
         engine = state.engine.copy()

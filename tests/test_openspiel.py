@@ -328,6 +328,8 @@ def test_engine_playouts_are_openspiels_random_rollouts():
     assert a.std(axis=0).max() > 0  # the playouts vary
     assert ours.prior(state) == theirs.prior(state)
     assert state.legal_actions() == played_state("four_tricks", {}, 3, 6).legal_actions()  # the state is untouched
+    with pytest.raises(ValueError, match="decision nodes"):
+        ours.evaluate(load("four_tricks", {}).new_initial_state())
 
 
 def test_the_bots_take_openspiels_own_evaluator_by_name():
