@@ -6,6 +6,7 @@ from trickenv.agents.pimc import PIMCAgent
 from trickenv.agents.policy import PolicyAgent
 from trickenv.agents.random_agent import RandomAgent
 from trickenv.agents.rules import rules_agent
+from trickenv.agents.sb3_agent import SB3Agent
 from trickenv.agents.search import SearchAgent
 
 register("random", lambda spec, seed=None, **kw: RandomAgent(seed=seed, spec=spec, **kw))
@@ -13,6 +14,7 @@ register("rules", rules_agent)
 register("pimc", PIMCAgent, argument=("worlds", int))
 register("search", SearchAgent, argument=("worlds", int))
 register("model", PolicyAgent, argument=("path", str))
+register("sb3", SB3Agent, argument=("path", str))  # a Stable-Baselines3 model (the train extra)
 # OpenSpiel's bots (the openspiel extra; pyspiel is imported when one is made).
 register("ismcts", ISMCTSAgent, argument=("sims", int))
 register("mcts", MCTSAgent, argument=("sims", int))

@@ -32,6 +32,11 @@ from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
 
 
+class AgentError(ValueError):
+    """An agent broke the protocol in play: it raised, returned what is not one legal action per row, or ran
+    out of time. The message names the agent, where (deal and seat) and what it did."""
+
+
 @runtime_checkable
 class Agent(Protocol):
     """What ``trickenv eval`` and the trainers expect of an agent."""
@@ -164,7 +169,9 @@ def _keywords(factory: Callable[..., Any]) -> list[str] | None:
 
 
 def make_agent(name: str, spec: GameSpec | str, seed: int | None = None, **kwargs: Any) -> Any:
-    """The agent called ``name`` (``random``, ``rules``, ``pimc``, ``search``, ``model``) for a game spec.
+    """The agent called ``name`` (``random``, ``rules``, ``pimc``, ``search``, ``model``, ``sb3:PATH``, an
+    installed package's agent, or your own as ``module.path:Attribute`` / ``path/to/file.py:Attribute``:
+    :mod:`trickenv.agents.external`) for a game spec.
 
     A name may carry its agent's argument after a colon: ``model:PATH`` (a saved player), ``pimc:32``,
     ``search:16`` (worlds per decision), and after that any keyword of the agent's constructor as
@@ -177,7 +184,17 @@ def make_agent(name: str, spec: GameSpec | str, seed: int | None = None, **kwarg
         spec = make_spec(spec)
     base, arg, named = parse_agent_name(name)
     if base not in AGENTS:
-        raise ValueError(f"unknown agent {name!r}; agents are {', '.join(sorted(AGENTS))}")
+        from trickenv.agents.external import entry_points, external_agent
+
+        for key in named:
+            if key in kwargs:
+                raise ValueError(f"agent {name!r} gives {key!r}, and so does the caller")
+        agent = external_agent(name, base, arg, {**named, **kwargs}, spec, seed, sorted(AGENTS))
+        if agent is None:
+            installed = sorted(entry_points())
+            raise ValueError(f"unknown agent {name!r}; agents are {', '.join(sorted(AGENTS) + installed)}, or "
+                             f"your own as module.path:Attribute or path/to/file.py:Attribute")
+        return agent
     if arg:
         if base not in NAME_ARGUMENTS:
             raise ValueError(f"agent {base!r} takes no argument after ':' (got {name!r}); "

@@ -136,6 +136,7 @@ def evaluate(
     records: bool = False,
     ray: str | bool | None = None,
     journal: str | Path | None = None,
+    agent_timeout: float | None = None,
 ) -> Results:
     """Play ``deals`` duplicate deals of ``game`` between ``agents`` and return the :class:`Results`.
 
@@ -154,13 +155,18 @@ def evaluate(
     (``interrupted=True``). ``journal``: a folder that keeps every finished chunk (:class:`Journal`), so the
     same call run again (after a kill, or in another session) plays only the chunks still missing and
     returns the results of the whole run; the agents must then be names or :class:`Recipe`s and the seed
-    fixed. The timing covers the chunks played by this call.
+    fixed. The timing covers the chunks played by this call. ``agent_timeout``: seconds an agent may take a
+    decision. An agent that raises, returns what is not one legal action per row, or takes longer stops the run
+    with an :class:`~trickenv.agents.base.AgentError` naming it, the deal and the seat (a journal keeps the
+    chunks finished before).
     """
     t_start = time.perf_counter()
     options = dict(options or {})
     check_options(options)
     check_count("deals", deals)
     check_count("chunk", chunk)
+    if agent_timeout is not None and not (isinstance(agent_timeout, (int, float)) and agent_timeout > 0):
+        raise ValueError(f"agent_timeout must be a positive number of seconds, got {agent_timeout!r}")
     if seed is None:
         if journal is not None:
             raise JournalError("a journal continues one run: it needs a fixed seed (got seed=None)")
@@ -180,9 +186,10 @@ def evaluate(
     bar = Progress(deals, -(-deals // chunk), f"{game} eval", progress)
     if ray:
         table, interrupted = play_deals_on_ray(game, options, lineup, plan, deals, seed, chunk, threads, clock, bar,
-                                               records, None if ray is True else str(ray), book)
+                                               records, None if ray is True else str(ray), book, agent_timeout)
     else:
-        table, interrupted = play_deals(spec, lineup, plan, deals, seed, chunk, threads, clock, bar, records, book)
+        table, interrupted = play_deals(spec, lineup, plan, deals, seed, chunk, threads, clock, bar, records, book,
+                                        agent_timeout)
     t_play = time.perf_counter() - t_start
 
     # 5. statistics over the deals, then the ratings (slow: one openskill match per deal-seating)
@@ -246,7 +253,7 @@ def tournament(agents: Sequence[str] = ("random", "rules", "pimc", "model"), dea
 
 def play_deals(spec: GameSpec, lineup: Lineup, plan: list[tuple[int, ...]], deals: int, seed: int, chunk: int,
                threads: int, clock: Clock, bar: Progress, records: bool = False,
-               journal: Journal | None = None) -> tuple[Table, bool]:
+               journal: Journal | None = None, agent_timeout: float | None = None) -> tuple[Table, bool]:
     """``(table, interrupted)``: deals ``0..deals-1`` played in every seating of ``plan``, ``chunk`` deals at a
     time. A KeyboardInterrupt stops the run and keeps the deals whose seatings have all finished. With a
     ``journal`` its finished chunks are read instead of played, and every chunk played is written to it."""
@@ -269,7 +276,7 @@ def play_deals(spec: GameSpec, lineup: Lineup, plan: list[tuple[int, ...]], deal
                 if b not in envs:
                     envs[b] = VecEnv(spec, b, seed=seed, threads=threads)
                 bar.chunk(start // chunk)
-                play_chunk(envs[b], current, lineup.make(spec, start // chunk), clock, bar)
+                play_chunk(envs[b], current, lineup.make(spec, start // chunk), clock, bar, agent_timeout)
             except KeyboardInterrupt:
                 interrupted = True
             if current is not None:

@@ -86,6 +86,7 @@ def option_lines(spec: Any) -> list[str]:
 def evaluate(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
     """Duplicate-deal evaluation (docs/guides/evaluation.md): print the table, write JSON/CSV; exit 130 if interrupted."""
     from trickenv.agents import make_agent
+    from trickenv.agents.base import AgentError
     from trickenv.agents.evaluation import JournalError, check_options, evaluate as run
 
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
@@ -94,17 +95,24 @@ def evaluate(game: str, args: argparse.Namespace, options: dict[str, Any]) -> No
             raise ValueError("--agents needs at least one agent name, e.g. --agents random,rules")
         if args.deals < 1 or args.chunk < 1:
             raise ValueError("--deals and --chunk must be positive")
+        if args.agent_timeout is not None and not args.agent_timeout > 0:
+            raise ValueError(f"--agent-timeout must be a positive number of seconds, got {args.agent_timeout}")
         check_options(options)
         spec = trickenv.make_spec(game, **options)
         for name in agents:  # an unknown agent, keyword or value (search:refine=-1) is refused before any play
             make_agent(name, spec, seed=0)
-    except ValueError as e:
+    except (ValueError, ImportError) as e:
+        if args.debug:
+            raise
         raise SystemExit(f"trickenv eval: {e}") from None
     try:
         results = run(game, agents, deals=args.deals, seed=args.seed, options=options, chunk=args.chunk,
                       progress=not args.no_progress, seatings=args.seatings, ratings=not args.no_ratings,
-                      threads=args.threads, records=args.records is not None, ray=args.ray, journal=args.journal)
-    except (ImportError, JournalError) as e:
+                      threads=args.threads, records=args.records is not None, ray=args.ray, journal=args.journal,
+                      agent_timeout=args.agent_timeout)
+    except (ImportError, JournalError, AgentError) as e:
+        if args.debug:
+            raise
         raise SystemExit(f"trickenv eval: {e}") from None
     if args.records:
         results.save_records(args.records)
@@ -234,6 +242,29 @@ def train(args: argparse.Namespace, options: dict[str, Any], error: Callable[[st
     print(f"player: {args.out}/player.npz (trickenv eval {game} --agents model:{args.out}/player.npz,rules)")
 
 
+class ListAgents(argparse.Action):
+    """``--list-agents``: print the agent names and stop (as ``--help`` does, before the other arguments)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: Any = None) -> None:
+        from trickenv.agents.base import AGENTS, NAME_ARGUMENTS
+        from trickenv.agents.external import entry_points
+
+        print("bundled:")
+        for name in sorted(AGENTS):
+            arg = NAME_ARGUMENTS.get(name)
+            print(f"  {name}" + (f"[:{arg[0].upper()}]" if arg else ""))
+        installed = entry_points()
+        print("installed (entry points of trickenv.agents):" + ("" if installed else " none"))
+        for name, ep in sorted(installed.items()):
+            print(f"  {name}  ({ep.value})")
+        print("your own: module.path:Attribute or path/to/file.py:Attribute (a class, a factory, an (obs, mask) -> "
+              "action function); keywords follow as :name=value")
+        parser.exit()
+
+
 def build_parser() -> tuple[argparse.ArgumentParser, Any]:
     """The ``trickenv`` command line: the parser and its subcommands (``trickenv train``'s arguments come from
     trickenv.training, read when that subcommand is parsed)."""
@@ -269,11 +300,16 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
     p.add_argument("game", choices=sorted(trickenv.GAMES))
     p.add_argument("options", nargs="*", help="game options as name=value, e.g. deck=52")
     p = sub.add_parser("eval", help="compare agents on duplicate deals (docs/guides/evaluation.md)")
+    p.add_argument("--list-agents", action=ListAgents, help="list the agent names (bundled, installed, your own)")
     p.add_argument("game", choices=sorted(trickenv.GAMES))
     p.add_argument("options", nargs="*", help="game options as name=value, e.g. num_players=4")
     p.add_argument("--agents", required=True,
-                   help="comma-separated agent names, e.g. random,rules,pimc,model:PATH; an agent's keywords follow "
-                        "its name after colons: search:128:refine=3:rollout=rules (docs/guides/your-agent.md)")
+                   help="comma-separated agent names, e.g. random,rules,pimc,model:PATH,sb3:PATH,my_module:MyAgent; "
+                        "an agent's keywords follow its name after colons: search:128:refine=3:rollout=rules "
+                        "(docs/guides/your-agent.md; --list-agents)")
+    p.add_argument("--agent-timeout", type=float, default=None, metavar="SECONDS",
+                   help="stop the run if an agent takes longer than this a decision")
+    p.add_argument("--debug", action="store_true", help="show the traceback when an agent fails")
     p.add_argument("--deals", type=int, default=1000, help="number of deals (each played in every seating)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
     p.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON")

@@ -41,22 +41,27 @@ class Quit(Exception):
 
 
 def agent_names() -> list[str]:
-    """The agent names ``make_agent`` knows (``random``, ``rules``, ``pimc``, ``model``)."""
+    """The agent names ``make_agent`` knows: the bundled ones (``random``, ``rules``, ``pimc``, ``model``, ...)
+    and installed packages' (entry points of ``trickenv.agents``)."""
     from trickenv.agents import AGENTS
+    from trickenv.agents.external import entry_points
 
-    return sorted(AGENTS)
+    return sorted(AGENTS) + sorted(entry_points())
 
 
 def split_names(names: str | Sequence[str], what: str) -> list[str]:
     """``"rules,pimc"`` -> ``["rules", "pimc"]``, every name checked against the known agents."""
+    from trickenv.agents.external import could_be_external
+
     out = [x.strip() for x in names.split(",")] if isinstance(names, str) else [str(x).strip() for x in names]
     out = [x for x in out if x]
     if not out:
         raise ValueError(f"{what} needs at least one agent name; agents are {', '.join(agent_names())}")
     for name in out:
-        if name.partition(":")[0] not in agent_names():
+        base = name.partition(":")[0]
+        if base not in agent_names() and not could_be_external(base):
             raise ValueError(f"unknown agent {name!r} in {what}; choose from {', '.join(agent_names())} "
-                             "(or model:PATH for a saved player)")
+                             "(or model:PATH for a saved player, module.path:Agent for your own)")
     return out
 
 
