@@ -42,10 +42,7 @@ def play_chunk(vec: VecEnv, chunk: Chunk, agents: list[Any], clock: Clock, progr
             if rows.size == 0:
                 continue
             t0 = time.perf_counter()
-
-            def where(row: int) -> str:
-                return f"deal {chunk.first_deal + row // chunk.num_seatings}, seat {int(player[row])}"
-
+            where = places(chunk, player)
             act = ask(agent, clock.names[a], obs[rows], mask[rows], vec.state, rows, timeout, where)
             clock.add_agent(a, time.perf_counter() - t0, rows.size)
             actions[rows] = check_actions(act, mask, rows, clock.names[a], where)
@@ -63,6 +60,11 @@ def play_chunk(vec: VecEnv, chunk: Chunk, agents: list[Any], clock: Clock, progr
         if not active.any():
             return
     raise RuntimeError(f"{int(active.sum())} games did not finish their deal in {max_steps} steps")
+
+
+def places(chunk: Chunk, player: np.ndarray) -> Callable[[int], str]:
+    """Row -> "deal d, seat s" of a chunk's game at this step (for messages)."""
+    return lambda row: f"deal {chunk.first_deal + row // chunk.num_seatings}, seat {int(player[row])}"
 
 
 def ask(agent: Any, name: str, obs: np.ndarray, mask: np.ndarray, state: Any, rows: np.ndarray,
