@@ -153,10 +153,12 @@ def agent_from(target: Any, name: str, spec: GameSpec, seed: int | None, keyword
 
 
 def as_batch_agent(agent: Any, spec: GameSpec) -> Any:
-    """``agent`` itself if it has ``act_batch``, else it wrapped to play a batch one row at a time by ``act``."""
-    if callable(getattr(agent, "act_batch", None)):
+    """``agent`` itself if it has both entry points; with ``act`` only, wrapped to play a batch one row at a time;
+    with ``act_batch`` only, wrapped to play one observation (the AEC env) as a batch of one."""
+    has_batch, has_act = callable(getattr(agent, "act_batch", None)), callable(getattr(agent, "act", None))
+    if has_batch and has_act:
         return agent
-    return RowAgent(spec, agent)
+    return RowAgent(spec, agent) if has_act else OneRowAgent(spec, agent)
 
 
 class FunctionAgent:
@@ -197,3 +199,23 @@ class RowAgent:
             else:
                 out.append(self.agent.act(observation))
         return np.array(out)
+
+
+class OneRowAgent:
+    """An agent with ``act_batch`` only, playing one AEC observation as a batch of one."""
+
+    def __init__(self, spec: GameSpec, agent: Any) -> None:
+        self.spec = spec
+        self.agent = agent
+        self.name = getattr(agent, "name", type(agent).__name__)
+        self.needs_state = bool(getattr(agent, "needs_state", False))
+
+    def act(self, observation: dict[str, np.ndarray], state: Any = None, game: int = 0) -> int:
+        obs = np.asarray(observation["observation"])[None, :]
+        mask = np.asarray(observation["action_mask"]).astype(np.bool_)[None, :]
+        if self.needs_state:
+            return int(self.agent.act_batch(obs, mask, state=state, games=np.array([game]))[0])
+        return int(self.agent.act_batch(obs, mask)[0])
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, **state: Any) -> np.ndarray:
+        return self.agent.act_batch(obs, mask, **state)

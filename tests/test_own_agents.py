@@ -238,3 +238,21 @@ def test_the_play_table_takes_your_agent(own):
     out = io.StringIO()
     Table("four_tricks", ["own_agents_t58:Lowest", "rules", "own_agents_t58:first_legal"], seed=1, output=out).run()
     assert "own_agents_t58:Lowest" in out.getvalue()
+
+
+def test_serve_seats_the_agents_its_operator_named(own):
+    from starlette.testclient import TestClient
+
+    from trickenv.web import create_app
+
+    with TestClient(create_app(agents=["own_agents_t58:Lowest"])) as client:
+        client.get("/")
+        assert "own_agents_t58:Lowest" in client.get("/api/games").json()["agents"]
+        r = client.post("/api/play", json={"game": "koenigrufen", "seed": 1,
+                                           "opponents": ["own_agents_t58:Lowest", "rules", "random"]})
+        assert r.status_code == 200, r.text
+        assert [s["name"] for s in r.json()["seats"]][1:] == ["own_agents_t58:Lowest", "rules", "random"]
+        r = client.post("/api/play", json={"game": "koenigrufen", "opponents": ["own_agents_t58:Raises"]})
+        assert r.status_code == 400  # a name the operator did not give stays refused
+    with pytest.raises(SystemExit, match="unknown agent 'nosuch'"):
+        main(["serve", "--agents", "nosuch", "--port", "1"])

@@ -49,7 +49,15 @@ def serve(args: argparse.Namespace) -> None:
         raise SystemExit(f"trickenv serve needs the web extra (pip install 'trickenv[web]'): {e}") from None
     if not 0 < args.port < 65536:
         raise SystemExit(f"trickenv serve: --port must be 1..65535, got {args.port}")
-    run(host=args.host, port=args.port)
+    agents: list[str] = []
+    if args.agents:
+        from trickenv.play import split_names
+
+        try:
+            agents = split_names(args.agents, "--agents")
+        except ValueError as e:
+            raise SystemExit(f"trickenv serve: {e}") from None
+    run(host=args.host, port=args.port, agents=agents)
 
 
 def info(game: str, options: dict[str, Any]) -> None:
@@ -296,6 +304,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
     p = sub.add_parser("serve", help="play and replay in the browser (the web extra; docs/guides/web.md)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    p.add_argument("--agents", default=None, metavar="A,B,...",
+                   help="more agents the page may seat, by these names: your own (my_agents.py:MyAgent), "
+                        "sb3:PATH, model:PATH")
     p = sub.add_parser("info")
     p.add_argument("game", choices=sorted(trickenv.GAMES))
     p.add_argument("options", nargs="*", help="game options as name=value, e.g. deck=52")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Sequence
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -39,10 +39,12 @@ MAX_BODY = 32 * 1024 * 1024  # bytes of a request body (a records file of ~20,00
 STATIC = resources.files("trickenv.web") / "static"
 
 
-def create_app(max_sessions: int | None = None) -> Starlette:
-    """The app; ``max_sessions`` bounds the sessions kept (the least recently used go first)."""
+def create_app(max_sessions: int | None = None, agents: Sequence[str] = ()) -> Starlette:
+    """The app; ``max_sessions`` bounds the sessions kept (the least recently used go first); ``agents``: more
+    agent names a page may seat (the server's operator chose them: your own, ``sb3:PATH``, ``model:PATH``)."""
     sessions = Sessions() if max_sessions is None else Sessions(max_sessions)
-    info = games_info()
+    extra = tuple(agents)
+    info = games_info(extra)
 
     def handler(fn: Callable[[Request, Session], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
         """Session cookie in, JSON out; RequestError -> its 4xx, a broken body -> 400."""
@@ -89,7 +91,7 @@ def create_app(max_sessions: int | None = None) -> Starlette:
 
     async def play_new(request: Request, session: Session) -> Any:
         data = await body(request)
-        table = await run_in_threadpool(PlayTable, data)  # the agents may move first: off the event loop
+        table = await run_in_threadpool(PlayTable, data, extra)  # the agents may move first: off the event loop
         session.table = table
         return await run_in_threadpool(table.state)
 
@@ -155,9 +157,9 @@ def create_app(max_sessions: int | None = None) -> Starlette:
     return Starlette(routes=routes)
 
 
-def serve(host: str = "127.0.0.1", port: int = 8765) -> None:
+def serve(host: str = "127.0.0.1", port: int = 8765, agents: Sequence[str] = ()) -> None:
     """Run the app with uvicorn until Ctrl-C (``trickenv serve``)."""
     import uvicorn
 
     print(f"trickenv: serving on http://{host}:{port}/ (Ctrl-C stops)")
-    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(agents=agents), host=host, port=port, log_level="warning")

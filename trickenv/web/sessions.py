@@ -71,7 +71,7 @@ def game_options(game: Any, raw: Any) -> dict[str, Any]:
     return out
 
 
-def games_info() -> dict[str, Any]:
+def games_info(extra_agents: tuple[str, ...] = ()) -> dict[str, Any]:
     """Each game's options (the game's option table: name, default, allowed values, meaning) and the agents."""
     from trickenv.games.base import literal
 
@@ -84,7 +84,7 @@ def games_info() -> dict[str, Any]:
                          "allowed": o.values, "comment": o.comment, "match": o.name in MATCH_OPTIONS}
                         for o in spec.option_table],
         }
-    return {"games": out, "agents": list(web_agents())}
+    return {"games": out, "agents": list(web_agents()) + [a for a in extra_agents if a not in web_agents()]}
 
 
 def _int(body: dict[str, Any], key: str, default: Any, what: str) -> Any:
@@ -101,7 +101,9 @@ def _int(body: dict[str, Any], key: str, default: Any, what: str) -> Any:
 class PlayTable:
     """One session's table: a person's seat against agents (``Table``), played one move at a time."""
 
-    def __init__(self, body: dict[str, Any]) -> None:
+    def __init__(self, body: dict[str, Any], extra_agents: tuple[str, ...] = ()) -> None:
+        """``extra_agents``: names the server was started with (``trickenv serve --agents``) that a page may
+        seat besides :func:`web_agents`."""
         game = body.get("game")
         options = game_options(game, body.get("options"))
         spec = trickenv.make_spec(game, **options)
@@ -115,7 +117,7 @@ class PlayTable:
             opponents = [x.strip() for x in opponents.split(",") if x.strip()]
         if not isinstance(opponents, list) or not opponents or not all(isinstance(x, str) for x in opponents):
             raise RequestError("opponents must be a list of agent names, e.g. [\"rules\", \"pimc\"]")
-        allowed = web_agents()
+        allowed = web_agents() + tuple(extra_agents)
         bad = [x for x in opponents if x not in allowed]
         if bad:
             known = set(agent_names())
