@@ -22,6 +22,7 @@ drawn from :mod:`trickenv.sampler` many at a time. ``playouts=openspiel`` keeps 
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -164,6 +165,25 @@ class _Worlds:
         return self.worlds.pop()
 
 
+@functools.lru_cache(maxsize=None)
+def _keyed_bot_class() -> type:
+    from open_spiel.python.algorithms import ismcts
+
+    class KeyedISMCTSBot(ismcts.ISMCTSBot):
+        """OpenSpiel's ISMCTS keying its nodes by :meth:`~trickenv.openspiel.TrickState.information_state_key`:
+        the same nodes as by the information state string (the same partition of states), without writing the
+        text for every node a simulation visits."""
+
+        def get_state_key(self, state: Any) -> tuple[int, bytes]:
+            return state.current_player(), state.information_state_key()
+
+    return KeyedISMCTSBot
+
+
+def _KeyedISMCTSBot(*args: Any, **kwargs: Any) -> Any:  # noqa: N802 - a class, made when OpenSpiel is imported
+    return _keyed_bot_class()(*args, **kwargs)
+
+
 class ISMCTSAgent(OpenSpielAgent):
     """OpenSpiel's ISMCTS with random rollouts; ``sims`` simulations a decision."""
 
@@ -176,9 +196,9 @@ class ISMCTSAgent(OpenSpielAgent):
 
         self.sims = _positive("ismcts", sims)
         state = np.random.RandomState(self.rng.integers(2**31))
-        self.bot = ismcts.ISMCTSBot(self.game, _evaluator(playouts, self.rng, state), float(uct_c), self.sims,
-                                    max_world_samples=int(max_world_samples), random_state=state,
-                                    final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT)
+        self.bot = _KeyedISMCTSBot(self.game, _evaluator(playouts, self.rng, state), float(uct_c), self.sims,
+                                   max_world_samples=int(max_world_samples), random_state=state,
+                                   final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT)
         self.bot.set_resampler(_Worlds(self.rng, min(self.sims, WORLDS_AT_ONCE)))
 
     def choose(self, position: Any) -> int:

@@ -209,6 +209,35 @@ def test_the_mask_kernel_writes_the_step_kernels_masks(game):
         assert (again == mask).all()
 
 
+@pytest.mark.parametrize("game", ["four_tricks", "farbwechsel", "koenigrufen"])
+def test_the_information_state_key_partitions_states_as_the_string_does(game):
+    """Two states share information_state_key exactly when they share information_state_string: over states
+    of several deals and their worlds, for every seat."""
+    states = []
+    for seed in range(3):
+        for moves in (0, 5, 13):
+            state = played_state(game, {}, seed, moves)
+            states.append(state)
+            states += state.resample_worlds((state.current_player() + 1) % state.num_players(), 3, seed)
+    for player in range(states[0].num_players()):
+        keys = [s.information_state_key(player) for s in states]
+        texts = [s.information_state_string(player) for s in states]
+        assert len(set(keys)) == len(set(texts)) > 1
+        assert len(set(zip(keys, texts, strict=True))) == len(set(keys))
+
+
+def test_ismcts_keyed_by_bytes_chooses_as_keyed_by_text():
+    from open_spiel.python.algorithms import ismcts
+
+    from trickenv.agents import make_agent
+
+    positions = [played_state("koenigrufen", {}, s, 6) for s in range(3)]
+    ours = make_agent("ismcts:40", "koenigrufen", seed=5)
+    text = make_agent("ismcts:40", "koenigrufen", seed=5)
+    text.bot.get_state_key = lambda state: ismcts.ISMCTSBot.get_state_key(text.bot, state)  # OpenSpiel's own
+    assert [ours.choose(p.clone()) for p in positions] == [text.choose(p.clone()) for p in positions]
+
+
 def test_resampling_does_not_depend_on_the_hidden_cards():
     """Two states that differ only in cards the player cannot see give the same worlds for the same draws."""
     g = pyspiel.load_game("trickenv_four_tricks")

@@ -226,6 +226,16 @@ class TrickState(pyspiel.State):
         # Who played which card in which trick (public), so that the key keeps the whole play of the deal.
         return f"{text} | play: {self._game.play_text(self.engine)}"
 
+    def information_state_key(self, player: int | None = None) -> bytes:
+        """A compact key of seat ``player``'s information state: two states share it exactly when they share
+        :meth:`information_state_string` (the observation's bytes and who played which card in which trick),
+        without writing the text (a search keys its nodes by it)."""
+        player = self.current_player() if player is None else player
+        if self.dealing:
+            return self.information_state_string(player).encode()
+        return (bytes([player]) + self.seat_observation(player).tobytes() + self.engine.played_by.tobytes()
+                + self.engine.played_in.tobytes())
+
     def observation_tensor(self, player: int | None = None) -> list[float]:
         player = self.current_player() if player is None else player
         return self.seat_observation(player).astype(float).tolist()
