@@ -22,6 +22,8 @@ def test_wheel_installs_agents_and_training_under_trickenv(tmp_path):
     assert "trickenv/agents/__init__.py" in names and "trickenv/training/__init__.py" in names
     assert "trickenv/research/__init__.py" in names and "trickenv/games/variants.py" in names
     assert not any(n.startswith(("agents/", "training/")) for n in names), "top-level names would clash"
+    for init in (ROOT / "trickenv").rglob("__init__.py"):  # every package, e.g. trickenv.openspiel
+        assert init.relative_to(ROOT).as_posix() in names, f"{init.parent.name} is not in the wheel"
     for page in ("index.html", "app.js", "style.css"):  # trickenv serve's page travels with the package
         assert f"trickenv/web/static/{page}" in names, page
 
