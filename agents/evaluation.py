@@ -88,6 +88,7 @@ from trickenv.agents.seatings import (  # noqa: F401
     DESIGNS,
     MATCH_OPTIONS,
     check_options,
+    deals_of,
     make_deals,
     make_seatings,
     rotations,
@@ -137,6 +138,7 @@ def evaluate(
     ray: str | bool | None = None,
     journal: str | Path | None = None,
     agent_timeout: float | None = None,
+    given_deals: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Results:
     """Play ``deals`` duplicate deals of ``game`` between ``agents`` and return the :class:`Results`.
 
@@ -158,7 +160,9 @@ def evaluate(
     fixed. The timing covers the chunks played by this call. ``agent_timeout``: seconds an agent may take a
     decision. An agent that raises, returns what is not one legal action per row, or takes longer stops the run
     with an :class:`~trickenv.agents.base.AgentError` naming it, the deal and the seat (a journal keeps the
-    chunks finished before).
+    chunks finished before). ``given_deals``: ``(deals [D, players, cards], dealers [D])`` to play instead of
+    the deals drawn from ``seed`` (a fixed deal set, e.g. a benchmark's; ``deals`` <= D; the seed still seeds
+    the agents).
     """
     t_start = time.perf_counter()
     options = dict(options or {})
@@ -167,6 +171,12 @@ def evaluate(
     check_count("chunk", chunk)
     if agent_timeout is not None and not (isinstance(agent_timeout, (int, float)) and agent_timeout > 0):
         raise ValueError(f"agent_timeout must be a positive number of seconds, got {agent_timeout!r}")
+    if given_deals is not None:
+        given_deals = (np.asarray(given_deals[0]), np.asarray(given_deals[1], np.int64))
+        if len(given_deals[0]) < deals or len(given_deals[1]) < deals:
+            raise ValueError(f"given_deals holds {len(given_deals[0])} deals; {deals} asked for")
+        if journal is not None:
+            raise JournalError("a journal records runs of seeded deals, not given ones")
     if seed is None:
         if journal is not None:
             raise JournalError("a journal continues one run: it needs a fixed seed (got seed=None)")
@@ -186,10 +196,11 @@ def evaluate(
     bar = Progress(deals, -(-deals // chunk), f"{game} eval", progress)
     if ray:
         table, interrupted = play_deals_on_ray(game, options, lineup, plan, deals, seed, chunk, threads, clock, bar,
-                                               records, None if ray is True else str(ray), book, agent_timeout)
+                                               records, None if ray is True else str(ray), book, agent_timeout,
+                                               given_deals)
     else:
         table, interrupted = play_deals(spec, lineup, plan, deals, seed, chunk, threads, clock, bar, records, book,
-                                        agent_timeout)
+                                        agent_timeout, given_deals)
     t_play = time.perf_counter() - t_start
 
     # 5. statistics over the deals, then the ratings (slow: one openskill match per deal-seating)
@@ -253,7 +264,8 @@ def tournament(agents: Sequence[str] = ("random", "rules", "pimc", "model"), dea
 
 def play_deals(spec: GameSpec, lineup: Lineup, plan: list[tuple[int, ...]], deals: int, seed: int, chunk: int,
                threads: int, clock: Clock, bar: Progress, records: bool = False,
-               journal: Journal | None = None, agent_timeout: float | None = None) -> tuple[Table, bool]:
+               journal: Journal | None = None, agent_timeout: float | None = None,
+               given_deals: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[Table, bool]:
     """``(table, interrupted)``: deals ``0..deals-1`` played in every seating of ``plan``, ``chunk`` deals at a
     time. A KeyboardInterrupt stops the run and keeps the deals whose seatings have all finished. With a
     ``journal`` its finished chunks are read instead of played, and every chunk played is written to it."""
@@ -270,7 +282,7 @@ def play_deals(spec: GameSpec, lineup: Lineup, plan: list[tuple[int, ...]], deal
                 continue
             current: Chunk | None = None
             try:
-                deal_arr, dealers = make_deals(spec, seed, start, stop)
+                deal_arr, dealers = deals_of(spec, seed, start, stop, given_deals)
                 current = Chunk(spec, plan_arr, deal_arr, dealers, first_deal=start)
                 b = (stop - start) * len(plan)
                 if b not in envs:

@@ -28,7 +28,8 @@ __all__ = ["play_deals_on_ray", "chunk_task"]
 def play_deals_on_ray(game: str, options: dict[str, Any], lineup: Lineup, plan: list[tuple[int, ...]], deals: int,
                       seed: int, chunk: int, threads: int, clock: Clock, bar: Progress, records: bool,
                       address: str | None, journal: Journal | None = None,
-                      agent_timeout: float | None = None) -> tuple[Table, bool]:
+                      agent_timeout: float | None = None,
+                      given_deals: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[Table, bool]:
     """:func:`~trickenv.agents.evaluation.play_deals` with every chunk a Ray task
     (:func:`trickenv.cluster.run_tasks`): the tables are put back in chunk order, so the results equal a local
     run's. The bar counts the deals of finished chunks; a KeyboardInterrupt keeps the chunks finished so far.
@@ -40,7 +41,9 @@ def play_deals_on_ray(game: str, options: dict[str, Any], lineup: Lineup, plan: 
     parts = kept_chunks(journal, deals, chunk, bar)
     todo = [k for k in range(len(starts)) if k not in parts]
     jobs = [(game, options, lineup.portable(), plan, seed, starts[k], min(starts[k] + chunk, deals), k, threads,
-             records, agent_timeout) for k in todo]
+             records, agent_timeout,
+             None if given_deals is None else tuple(x[starts[k]:min(starts[k] + chunk, deals)] for x in given_deals))
+            for k in todo]
 
     def done(i: int, result: tuple[Table, Clock]) -> None:
         table, part = result
@@ -65,14 +68,16 @@ def play_deals_on_ray(game: str, options: dict[str, Any], lineup: Lineup, plan: 
 
 def chunk_task(game: str, options: dict[str, Any], lineup: Lineup, plan: list[tuple[int, ...]], seed: int,
                start: int, stop: int, k: int, threads: int, records: bool,
-               agent_timeout: float | None = None) -> tuple[Table, Clock]:
+               agent_timeout: float | None = None,
+               given_deals: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[Table, Clock]:
     """One chunk of a run, as a Ray task (:func:`play_deals_on_ray`): the same games as chunk ``k`` of
     :func:`~trickenv.agents.evaluation.play_deals`; returns its table and its clock."""
     # Ray hands over the arrays inside agent objects read-only (zero-copy from its object store); an agent
     # writes into its buffers, so it plays with a copy of its own.
     lineup = copy.deepcopy(lineup)
     spec = make_spec(game, **options)
-    deal_arr, dealers = make_deals(spec, seed, start, stop)
+    deal_arr, dealers = make_deals(spec, seed, start, stop) if given_deals is None else (
+        np.array(given_deals[0]), np.array(given_deals[1]))  # this chunk's given deals (copies: Ray's are read-only)
     current = Chunk(spec, np.asarray(plan, np.int64), deal_arr, dealers, first_deal=start)
     clock = Clock(lineup.names)
     vec = VecEnv(spec, (stop - start) * len(plan), seed=seed, threads=threads)

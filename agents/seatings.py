@@ -26,7 +26,7 @@ from trickenv.games.base import GameSpec
 from trickenv.vector import VecEnv
 
 __all__ = ["BASE_PATTERNS", "DESIGNS", "MATCH_OPTIONS", "rotations", "make_seatings", "seating_plan",
-           "check_options", "make_deals"]
+           "check_options", "make_deals", "deals_of"]
 
 # One base pattern per line, agents as indices 0..k-1; every pattern is played in all rotations.
 # Three seats: every arrangement up to rotation (so with 2 or 3 agents *all* distinct arrangements).
@@ -125,6 +125,14 @@ def check_options(options: dict[str, Any]) -> None:
         if options.get(name) is not None:
             hint = " (use target=T for a fixed target)" if name == "target_schedule" else ""
             raise ValueError(f"evaluate plays single deals: the match option {name} is not supported{hint}")
+
+
+def deals_of(spec: GameSpec, seed: int, start: int, stop: int,
+             given: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Deals ``start..stop-1`` of a run: of ``given`` (deals, dealers) if it has them, else :func:`make_deals`."""
+    if given is None:
+        return make_deals(spec, seed, start, stop)
+    return given[0][start:stop].copy(), given[1][start:stop].copy()
 
 
 def make_deals(spec: GameSpec, seed: int, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:

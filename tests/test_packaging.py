@@ -24,6 +24,7 @@ def test_wheel_installs_agents_and_training_under_trickenv(tmp_path):
     assert not any(n.startswith(("agents/", "training/")) for n in names), "top-level names would clash"
     for init in (ROOT / "trickenv").rglob("__init__.py"):  # every package, e.g. trickenv.openspiel
         assert init.relative_to(ROOT).as_posix() in names, f"{init.parent.name} is not in the wheel"
+    assert "trickenv/benchmark/v1/deals.npz" in names  # the frozen benchmark's deal set
     for page in ("index.html", "app.js", "style.css"):  # trickenv serve's page travels with the package
         assert f"trickenv/web/static/{page}" in names, page
 

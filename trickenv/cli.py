@@ -134,6 +134,35 @@ def evaluate(game: str, args: argparse.Namespace, options: dict[str, Any]) -> No
         raise SystemExit(130)
 
 
+def benchmark(args: argparse.Namespace) -> None:
+    """``trickenv benchmark AGENT``: the agent's card on the frozen deal set (trickenv.benchmark)."""
+    from pathlib import Path
+
+    from trickenv.agents import make_agent
+    from trickenv.agents.base import AgentError
+    from trickenv.benchmark import benchmark_set, bundled_cards, card_markdown, run_benchmark, write_card
+    from trickenv.benchmark.card import slug
+
+    games = [g.strip() for g in args.games.split(",") if g.strip()] if args.games else None
+    try:
+        bset = benchmark_set(args.version)
+        for entry in bset.entries:  # an agent that cannot be made is refused before any play
+            if games is None or entry.game in games:
+                make_agent(args.agent, entry.spec, seed=0)
+        rows = Path(args.out) / f"{slug(args.agent)}.rows" if args.out else None  # a stopped card continues
+        card = run_benchmark(args.agent, bset, games, progress=not args.no_progress,
+                             agent_timeout=args.agent_timeout, rows_dir=rows)
+    except (ValueError, ImportError, AgentError) as e:
+        if args.debug:
+            raise
+        raise SystemExit(f"trickenv benchmark: {e}") from None
+    others = bundled_cards(bset.version)
+    print(card_markdown(card, others))
+    if args.out:
+        js, md = write_card(card, Path(args.out), others)
+        print(f"card: {js} and {md}")
+
+
 def tournament(args: argparse.Namespace) -> None:
     """``trickenv tournament``: duplicate tournament of the bundled agents in every game; one table."""
     from trickenv.agents.evaluation import TOURNAMENT_GAMES, tournament as run, tournament_table
@@ -346,6 +375,16 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
                    help="run the chunks of deals as Ray tasks on the cluster at ADDRESS (HEAD:PORT; without it: $RAY_ADDRESS or a Ray instance on this machine); the same results as without --ray (the cluster extra)")
     p.add_argument("--json", default=None, metavar="PATH", help="write every game's results as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p = sub.add_parser("benchmark", help="an agent against the bundled references on the frozen deal set "
+                                         "(docs/guides/benchmark.md)")
+    p.add_argument("agent", help="the agent's name: a bundled one, sb3:PATH, my_agents.py:MyAgent, ...")
+    p.add_argument("--games", default=None, help="comma-separated games (default: all three)")
+    p.add_argument("--version", default="v1", help="the benchmark version (default v1)")
+    p.add_argument("--out", default=None, metavar="DIR", help="write the card to DIR/<agent>.json and .md")
+    p.add_argument("--agent-timeout", type=float, default=None, metavar="SECONDS",
+                   help="stop if the agent takes longer than this a decision")
+    p.add_argument("--debug", action="store_true", help="show the traceback when the agent fails")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     sub.add_parser("train", help="train a player: imitation of a teacher or search, expert iteration, PPO "
                                  "(docs/guides/training.md)", description=TRAIN_DESCRIPTION,
                    formatter_class=argparse.RawDescriptionHelpFormatter, later=train_arguments)
@@ -393,6 +432,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         evaluate(args.game, args, options)
     elif args.cmd == "train":
         train(args, options, train_error)
+    elif args.cmd == "benchmark":
+        if options:
+            raise SystemExit("trickenv benchmark plays the variants of its version: it takes no game options")
+        benchmark(args)
     else:
         info(args.game, options)
 

@@ -1,0 +1,95 @@
+"""The frozen benchmark (trickenv.benchmark, ``trickenv benchmark``): v1 guarded, a card played on a small set,
+its files, its place among other cards, a stopped card continuing, and the command's one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from trickenv.benchmark import card as card_module
+from trickenv.benchmark import sets
+from trickenv.benchmark.sets import V1, BenchmarkSet, Entry
+from trickenv.cli import main
+
+V1_DEALS = "5df83dfb165b5d7351261089d3caf2eeeb1d8e1f38b10b5dd3007b4a3604d0a1"
+
+
+def test_v1_is_frozen():
+    """Its deals (the file shipped in the package), references, deal counts and seed. A change here is a new
+    version, with new cards."""
+    assert sets.deal_hash(V1) == V1_DEALS
+    assert V1.references == (("rules", 500), ("model", 500), ("pimc", 200), ("search", 100))
+    assert [e.key for e in V1.entries] == [
+        "four_tricks", "four_tricks bidding=True", "farbwechsel", "farbwechsel num_players=4 partnership=True",
+        "koenigrufen", "koenigrufen partner_from=full_hand"]
+    assert V1.seed == 20261206 and V1.deals == 500
+    deals, dealers = sets.load_deals(V1, V1.entries[1])
+    assert deals.shape == (500, 3, 16) and dealers.shape == (500,)
+    for e in V1.entries:  # each deal deals every card once (the undealt rest aside)
+        deals, _ = sets.load_deals(V1, e)
+        assert all(len(set(d.ravel())) == d.size for d in deals[:50])
+
+
+@pytest.fixture()
+def small(tmp_path, monkeypatch):
+    """A tiny version ``t`` (two games, two references, a few deals) with its deal file in tmp_path."""
+    bset = BenchmarkSet("t", (Entry("koenigrufen"), Entry("four_tricks", (("bidding", True),))),
+                        (("rules", 3), ("random", 2)), seed=5)
+    path = tmp_path / "t" / "deals.npz"
+    sets.make_deal_file(bset, path)
+    monkeypatch.setattr(sets, "deal_path", lambda version: path)
+    monkeypatch.setitem(sets.BENCHMARKS, "t", bset)
+    return bset
+
+
+def test_a_card_on_a_small_set(small, tmp_path):
+    card = card_module.run_benchmark("random", small, progress=False)
+    assert card["benchmark"] == "t" and card["agent"] == "random" and card["games"] == ["koenigrufen", "four_tricks"]
+    assert [(r["entry"], r["reference"], r["deals"]) for r in card["rows"]] == [
+        ("koenigrufen", "rules", 3), ("koenigrufen", "random", 2),
+        ("four_tricks bidding=True", "rules", 3), ("four_tricks bidding=True", "random", 2)]
+    for r in card["rows"]:
+        assert np.isfinite(r["diff"]) and len(r["ci95"]) == 2 and r["ms"]["agent"] >= 0
+    assert card["score"] == pytest.approx(np.mean([r["diff"] * r["scale"] for r in card["rows"]]))
+    again = card_module.run_benchmark("random", small, progress=False)
+    assert [r["diff"] for r in again["rows"]] == [r["diff"] for r in card["rows"]]  # the same games again
+    better = dict(card, agent="better", score=card["score"] + 1)
+    worse = dict(card, agent="worse", score=card["score"] - 1)
+    assert card_module.place(card, {"better": better, "worse": worse}) == 2
+    js, md = card_module.write_card(card, tmp_path / "out", {"better": better})
+    assert json.loads(js.read_text())["rows"] == card["rows"]
+    text = md.read_text()
+    assert "| koenigrufen | rules | 3 |" in text and "place 2 among 2" in text
+
+
+def test_a_stopped_card_continues_from_its_rows(small, tmp_path, monkeypatch):
+    rows = tmp_path / "rows"
+    first = card_module.run_benchmark("random", small, games=["koenigrufen"], progress=False, rows_dir=rows)
+    assert len(list(rows.glob("*.json"))) == 2
+    played = []
+    from trickenv.agents import evaluation
+
+    real = evaluation.evaluate
+    monkeypatch.setattr(evaluation, "evaluate", lambda *a, **k: played.append(a) or real(*a, **k))
+    second = card_module.run_benchmark("random", small, games=["koenigrufen"], progress=False, rows_dir=rows)
+    assert played == [] and second["rows"] == first["rows"]
+    with pytest.raises(ValueError, match="a row of another run"):
+        card_module.run_benchmark("rules", small, games=["koenigrufen"], progress=False, rows_dir=rows)
+
+
+def test_the_command_writes_the_card_and_refuses_bad_input_in_one_line(small, tmp_path, capsys):
+    main(["benchmark", "random", "--version", "t", "--games", "koenigrufen", "--out", str(tmp_path / "c"),
+          "--no-progress"])
+    out = capsys.readouterr().out
+    assert "| koenigrufen | rules | 3 |" in out and (tmp_path / "c" / "random.json").is_file()
+    for argv, message in [
+        (["benchmark", "random", "--version", "v9"], "unknown benchmark version 'v9'"),
+        (["benchmark", "random", "--version", "t", "--games", "farbwechsel"], "has no game 'farbwechsel'"),
+        (["benchmark", "nosuch_agent_t", "--version", "t"], "unknown agent"),
+        (["benchmark", "random", "deck=52"], "takes no game options"),
+    ]:
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert message in str(stop.value.code) and "\n" not in str(stop.value.code)

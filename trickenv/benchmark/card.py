@@ -1,0 +1,167 @@
+"""Play a benchmark and write its results card; read the bundled agents' cards; rank a card among them."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import time
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import Any, Sequence
+
+import trickenv
+from trickenv.benchmark.sets import BenchmarkSet, Entry, deal_hash, load_deals
+
+
+def _fits(reference: str, entry: Entry) -> bool:
+    """Whether a reference can play ``entry`` (the shipped ``model`` plays only the variants it was trained on)."""
+    if reference != "model":
+        return True
+    from trickenv.agents import make_agent
+
+    try:
+        make_agent("model", entry.spec, seed=0)
+    except ValueError:
+        return False
+    return True
+
+
+def run_benchmark(agent: str, bset: BenchmarkSet, games: Sequence[str] | None = None, progress: bool = True,
+                  agent_timeout: float | None = None, rows_dir: Path | None = None) -> dict[str, Any]:
+    """The card of ``agent`` (any agent name) on ``bset``: for every entry (of ``games``, default all) and
+    reference, ``agent`` against the reference on the first deals of the entry's deal set, every deal in every
+    seating; the paired difference with its 95% CI and each side's ms a decision.
+
+    ``rows_dir``: every finished row is kept there, and a row found there (of this agent, version and deal set)
+    is not played again, so a long card continues where it stopped."""
+    from trickenv.agents.evaluation import evaluate
+
+    games = list(games or dict.fromkeys(e.game for e in bset.entries))
+    unknown = [g for g in games if g not in {e.game for e in bset.entries}]
+    if unknown:
+        raise ValueError(f"benchmark {bset.version} has no game {unknown[0]!r}; games: "
+                         f"{', '.join(dict.fromkeys(e.game for e in bset.entries))}")
+    rows = []
+    start = time.perf_counter()
+    dealt = deal_hash(bset)
+    for entry in bset.entries:
+        if entry.game not in games:
+            continue
+        deals, dealers = load_deals(bset, entry)
+        for reference, n in bset.references:
+            if not _fits(reference, entry):
+                continue
+            kept = _kept_row(rows_dir, agent, bset, dealt, entry, reference)
+            if kept is not None:
+                rows.append(kept)
+                continue
+            res = evaluate(entry.game, [agent, reference], deals=n, seed=bset.seed, options=dict(entry.options),
+                           progress=progress, ratings=False, given_deals=(deals, dealers),
+                           agent_timeout=agent_timeout)
+            names = res.names
+            pair = res.to_dict()["pairs"][0]
+            timing = res.timing
+            ms = {k: 1e3 * timing["agent_seconds"][k] / max(1, timing["agent_decisions"][k]) for k in names}
+            rows.append({"entry": entry.key, "game": entry.game, "reference": reference, "deals": n,
+                         "diff": pair["diff"], "ci95": pair["ci95"], "scale": entry.spec.reward_scale,
+                         "ms": {"agent": ms[names[0]], "reference": ms[names[1]]},
+                         "seconds": timing["play_seconds"]})
+            _keep_row(rows_dir, agent, bset, dealt, rows[-1])
+    return {"benchmark": bset.version, "agent": agent, "games": games, "deal_hash": dealt,
+            "references": [list(r) for r in bset.references], "rows": rows, "score": score(rows),
+            "trickenv": trickenv.__version__, "machine": machine(), "seconds": time.perf_counter() - start,
+            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")}
+
+
+def _row_path(rows_dir: Path, entry_key: str, reference: str) -> Path:
+    return rows_dir / f"{slug(entry_key)}__{slug(reference)}.json"
+
+
+def _kept_row(rows_dir: Path | None, agent: str, bset: BenchmarkSet, dealt: str, entry: Entry,
+              reference: str) -> dict[str, Any] | None:
+    if rows_dir is None:
+        return None
+    path = _row_path(rows_dir, entry.key, reference)
+    if not path.is_file():
+        return None
+    kept = json.loads(path.read_text(encoding="utf-8"))
+    if (kept.get("agent"), kept.get("benchmark"), kept.get("deal_hash")) != (agent, bset.version, dealt):
+        raise ValueError(f"{path} is a row of another run ({kept.get('agent')}, {kept.get('benchmark')}): "
+                         f"give another --out")
+    return kept["row"]
+
+
+def _keep_row(rows_dir: Path | None, agent: str, bset: BenchmarkSet, dealt: str, row: dict[str, Any]) -> None:
+    if rows_dir is None:
+        return
+    rows_dir.mkdir(parents=True, exist_ok=True)
+    path = _row_path(rows_dir, row["entry"], row["reference"])
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"agent": agent, "benchmark": bset.version, "deal_hash": dealt, "row": row}),
+                   encoding="utf-8")
+    tmp.replace(path)
+
+
+def score(rows: list[dict[str, Any]]) -> float:
+    """One number a card: the mean over its rows of (agent - reference) a deal, in each game's reward scale
+    (``GameSpec.reward_scale``), so that the games weigh alike."""
+    return sum(r["diff"] * r["scale"] for r in rows) / len(rows) if rows else float("nan")
+
+
+def machine() -> dict[str, Any]:
+    return {"system": platform.system(), "machine": platform.machine(), "processor": platform.processor(),
+            "cpus": os.cpu_count(), "python": platform.python_version()}
+
+
+def bundled_cards(version: str) -> dict[str, dict[str, Any]]:
+    """The cards shipped with the package for ``version``: ``{agent: card}``."""
+    folder = resources.files("trickenv.benchmark") / version / "cards"
+    out = {}
+    for item in sorted(folder.iterdir(), key=lambda p: p.name) if folder.is_dir() else []:
+        if item.name.endswith(".json"):
+            card = json.loads(item.read_text(encoding="utf-8"))
+            out[card["agent"]] = card
+    return out
+
+
+def place(card: dict[str, Any], others: dict[str, dict[str, Any]]) -> int:
+    """1 + how many of ``others`` (cards of the same games) have a higher score."""
+    same = [c for name, c in others.items() if name != card["agent"] and c["games"] == card["games"]]
+    return 1 + sum(c["score"] > card["score"] for c in same)
+
+
+def slug(agent: str) -> str:
+    """A file name for an agent name (``sb3:runs/a.zip`` -> ``sb3_runs_a.zip``)."""
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", agent).strip("_") or "agent"
+
+
+def card_markdown(card: dict[str, Any], others: dict[str, dict[str, Any]] | None = None) -> str:
+    """The card as Markdown: one row a game variant and reference."""
+    lines = [f"# {card['agent']}: trickenv benchmark {card['benchmark']}", ""]
+    if others is not None:
+        lines += [f"Score {card['score']:+.4f} (the mean of agent − reference in reward units); place "
+                  f"{place(card, others)} among {1 + len([c for n, c in others.items() if n != card['agent']])} "
+                  f"with the bundled agents.", ""]
+    lines += ["| game | reference | deals | agent − reference | 95% CI | agent ms | reference ms |",
+              "|---|---|---:|---:|---|---:|---:|"]
+    for r in card["rows"]:
+        lo, hi = r["ci95"]
+        lines.append(f"| {r['entry']} | {r['reference']} | {r['deals']} | {r['diff']:+.3f} | [{lo:.3f}, {hi:.3f}] | "
+                     f"{r['ms']['agent']:.1f} | {r['ms']['reference']:.1f} |")
+    m = card["machine"]
+    lines += ["", f"trickenv {card['trickenv']}, {card['date']}, {m['system']} {m['machine']}, {m['cpus']} CPUs, "
+              f"Python {m['python']}; {card['seconds']:.0f} s; deal set sha256 {card['deal_hash'][:16]}."]
+    return "\n".join(lines) + "\n"
+
+
+def write_card(card: dict[str, Any], out: Path, others: dict[str, dict[str, Any]] | None = None) -> tuple[Path, Path]:
+    """``out/<agent>.json`` and ``out/<agent>.md``."""
+    out.mkdir(parents=True, exist_ok=True)
+    name = slug(card["agent"])
+    js, md = out / f"{name}.json", out / f"{name}.md"
+    js.write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
+    md.write_text(card_markdown(card, others), encoding="utf-8")
+    return js, md
