@@ -55,9 +55,14 @@ def test_a_card_on_a_small_set(small, tmp_path):
     assert card["score"] == pytest.approx(np.mean([r["diff"] * r["scale"] for r in card["rows"]]))
     again = card_module.run_benchmark("random", small, progress=False)
     assert [r["diff"] for r in again["rows"]] == [r["diff"] for r in card["rows"]]  # the same games again
-    better = dict(card, agent="better", score=card["score"] + 1)
-    worse = dict(card, agent="worse", score=card["score"] - 1)
+    def shifted(name, by, rows=None):
+        return dict(card, agent=name, rows=[dict(r, diff=r["diff"] + by) for r in (rows or card["rows"])])
+
+    better, worse = shifted("better", 1.0), shifted("worse", -1.0)
     assert card_module.place(card, {"better": better, "worse": worse}) == 2
+    # compared on the rows both have: a card of one game only ranks by that game
+    one_game = shifted("kc-only", 0.5, [r for r in card["rows"] if r["game"] == "koenigrufen"])
+    assert card_module.place(card, {"kc-only": one_game}) == 2
     js, md = card_module.write_card(card, tmp_path / "out", {"better": better})
     assert json.loads(js.read_text())["rows"] == card["rows"]
     text = md.read_text()
@@ -77,6 +82,13 @@ def test_a_stopped_card_continues_from_its_rows(small, tmp_path, monkeypatch):
     assert played == [] and second["rows"] == first["rows"]
     with pytest.raises(ValueError, match="a row of another run"):
         card_module.run_benchmark("rules", small, games=["koenigrufen"], progress=False, rows_dir=rows)
+
+
+def test_an_agent_that_fits_some_variants_plays_those(small):
+    card = card_module.run_benchmark("model", small, progress=False)  # the shipped player: default variants only
+    assert card["skipped"] == ["four_tricks bidding=True"] and {r["entry"] for r in card["rows"]} == {"koenigrufen"}
+    with pytest.raises(ValueError, match="plays none of the variants"):
+        card_module.run_benchmark("model", small, games=["four_tricks"], progress=False)
 
 
 def test_the_command_writes_the_card_and_refuses_bad_input_in_one_line(small, tmp_path, capsys):

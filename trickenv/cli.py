@@ -146,9 +146,12 @@ def benchmark(args: argparse.Namespace) -> None:
     games = [g.strip() for g in args.games.split(",") if g.strip()] if args.games else None
     try:
         bset = benchmark_set(args.version)
-        for entry in bset.entries:  # an agent that cannot be made is refused before any play
-            if games is None or entry.game in games:
-                make_agent(args.agent, entry.spec, seed=0)
+        first = next((e for e in bset.entries if games is None or e.game in games), bset.entries[0])
+        try:  # an agent that cannot be made is refused before any play (where it fits no variant: below)
+            make_agent(args.agent, first.spec, seed=0)
+        except ValueError as e:
+            if "unknown agent" in str(e) or "cannot import" in str(e) or "no attribute" in str(e):
+                raise
         rows = Path(args.out) / f"{slug(args.agent)}.rows" if args.out else None  # a stopped card continues
         card = run_benchmark(args.agent, bset, games, progress=not args.no_progress,
                              agent_timeout=args.agent_timeout, rows_dir=rows)

@@ -16,14 +16,13 @@ import trickenv
 from trickenv.benchmark.sets import BenchmarkSet, Entry, deal_hash, load_deals
 
 
-def _fits(reference: str, entry: Entry) -> bool:
-    """Whether a reference can play ``entry`` (the shipped ``model`` plays only the variants it was trained on)."""
-    if reference != "model":
-        return True
+def _fits(agent: str, entry: Entry) -> bool:
+    """Whether ``agent`` can play ``entry`` (the shipped ``model`` plays only the variants it was trained on; an
+    SB3 model only its game and variant)."""
     from trickenv.agents import make_agent
 
     try:
-        make_agent("model", entry.spec, seed=0)
+        make_agent(agent, entry.spec, seed=0)
     except ValueError:
         return False
     return True
@@ -45,10 +44,14 @@ def run_benchmark(agent: str, bset: BenchmarkSet, games: Sequence[str] | None = 
         raise ValueError(f"benchmark {bset.version} has no game {unknown[0]!r}; games: "
                          f"{', '.join(dict.fromkeys(e.game for e in bset.entries))}")
     rows = []
+    skipped = []
     start = time.perf_counter()
     dealt = deal_hash(bset)
     for entry in bset.entries:
         if entry.game not in games:
+            continue
+        if not _fits(agent, entry):
+            skipped.append(entry.key)
             continue
         deals, dealers = load_deals(bset, entry)
         for reference, n in bset.references:
@@ -70,7 +73,10 @@ def run_benchmark(agent: str, bset: BenchmarkSet, games: Sequence[str] | None = 
                          "ms": {"agent": ms[names[0]], "reference": ms[names[1]]},
                          "seconds": timing["play_seconds"]})
             _keep_row(rows_dir, agent, bset, dealt, rows[-1])
-    return {"benchmark": bset.version, "agent": agent, "games": games, "deal_hash": dealt,
+    if not rows:
+        raise ValueError(f"agent {agent!r} plays none of the variants of benchmark {bset.version} in "
+                         f"{', '.join(games)}: {', '.join(skipped)}")
+    return {"benchmark": bset.version, "agent": agent, "games": games, "skipped": skipped, "deal_hash": dealt,
             "references": [list(r) for r in bset.references], "rows": rows, "score": score(rows),
             "trickenv": trickenv.__version__, "machine": machine(), "seconds": time.perf_counter() - start,
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")}
@@ -127,10 +133,21 @@ def bundled_cards(version: str) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _row_scores(card: dict[str, Any]) -> dict[tuple[str, str], float]:
+    return {(r["entry"], r["reference"]): r["diff"] * r["scale"] for r in card["rows"]}
+
+
 def place(card: dict[str, Any], others: dict[str, dict[str, Any]]) -> int:
-    """1 + how many of ``others`` (cards of the same games) have a higher score."""
-    same = [c for name, c in others.items() if name != card["agent"] and c["games"] == card["games"]]
-    return 1 + sum(c["score"] > card["score"] for c in same)
+    """1 + how many of ``others`` score higher than ``card`` on the rows (game variant, reference) both have."""
+    mine = _row_scores(card)
+    better = 0
+    for name, other in others.items():
+        theirs = _row_scores(other)
+        common = mine.keys() & theirs.keys()
+        if name == card["agent"] or not common:
+            continue
+        better += sum(theirs[k] for k in common) > sum(mine[k] for k in common)
+    return 1 + better
 
 
 def slug(agent: str) -> str:
