@@ -105,3 +105,10 @@ def test_the_command_writes_the_card_and_refuses_bad_input_in_one_line(small, tm
         with pytest.raises(SystemExit) as stop:
             main(argv)
         assert message in str(stop.value.code) and "\n" not in str(stop.value.code)
+
+
+def test_the_leaderboard_page_is_what_the_cards_make():
+    from trickenv.benchmark.__main__ import PAGE
+
+    assert PAGE.read_text(encoding="utf-8") == card_module.leaderboard_markdown("v1"), (
+        "docs/results/leaderboard.md is stale: python -m trickenv.benchmark leaderboard")

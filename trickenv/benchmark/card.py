@@ -182,3 +182,39 @@ def write_card(card: dict[str, Any], out: Path, others: dict[str, dict[str, Any]
     js.write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
     md.write_text(card_markdown(card, others), encoding="utf-8")
     return js, md
+
+
+def leaderboard_markdown(version: str) -> str:
+    """The results page of ``version``: the bundled agents' cards side by side (docs/results/leaderboard.md)."""
+    cards = bundled_cards(version)
+    lines = [f"# Leaderboard: benchmark {version}", "",
+             "The bundled agents' cards, as `trickenv benchmark AGENT` writes them ([the benchmark]"
+             "(../guides/benchmark.md)); the page is generated from the cards in the package "
+             "(`python -m trickenv.benchmark leaderboard`).", ""]
+    if not cards:
+        return "\n".join(lines + [f"No card of {version} ships yet.", ""])
+    ranked = sorted(cards.values(), key=lambda c: place(c, cards))
+    lines += ["| place | agent | score | games |", "|---:|---|---:|---|"]
+    for c in ranked:
+        lines.append(f"| {place(c, cards)} | `{c['agent']}` | {c['score']:+.4f} | "
+                     f"{', '.join(c['games'])}{' (skipped: ' + ', '.join(c['skipped']) + ')' if c.get('skipped') else ''} |")
+    lines += ["", "The score is the mean, over a card's rows, of the agent's mean deal score minus the reference's, "
+              "in each game's reward units; places compare two cards on the rows both have.", ""]
+    entries = list(dict.fromkeys(r["entry"] for c in ranked for r in c["rows"]))
+    references = list(dict.fromkeys(r["reference"] for c in ranked for r in c["rows"]))
+    for entry in entries:
+        lines += [f"## {entry}", "", "| agent | " + " | ".join(f"− {ref}" for ref in references) + " | ms a decision |",
+                  "|---|" + "---:|" * (len(references) + 1)]
+        for c in ranked:
+            rows = {r["reference"]: r for r in c["rows"] if r["entry"] == entry}
+            if not rows:
+                continue
+            cells = [f"{rows[ref]['diff']:+.3f} [{rows[ref]['ci95'][0]:.3f}, {rows[ref]['ci95'][1]:.3f}]"
+                     if ref in rows else "" for ref in references]
+            ms = sum(r["ms"]["agent"] for r in rows.values()) / len(rows)
+            lines.append(f"| `{c['agent']}` | " + " | ".join(cells) + f" | {ms:.1f} |")
+        lines.append("")
+    machines = {f"{c['machine']['system']} {c['machine']['machine']}, {c['machine']['cpus']} CPUs" for c in ranked}
+    lines += [f"Played on {', '.join(sorted(machines))}; trickenv {', '.join(sorted({c['trickenv'] for c in ranked}))}.",
+              ""]
+    return "\n".join(lines)
