@@ -189,7 +189,7 @@ def make_agent(name: str, spec: GameSpec | str, seed: int | None = None, **kwarg
         for key in named:
             if key in kwargs:
                 raise ValueError(f"agent {name!r} gives {key!r}, and so does the caller")
-        agent = external_agent(name, base, arg, {**named, **kwargs}, spec, seed, sorted(AGENTS))
+        agent = external_agent(name, base, arg, {**named, **kwargs}, spec, seed)
         if agent is None:
             installed = sorted(entry_points())
             raise ValueError(f"unknown agent {name!r}; agents are {', '.join(sorted(AGENTS) + installed)}, or "

@@ -59,9 +59,9 @@ def could_be_external(base: str) -> bool:
 
 
 def external_agent(name: str, base: str, attribute: str, keywords: dict[str, Any], spec: GameSpec,
-                   seed: int | None, known: list[str]) -> Any | None:
+                   seed: int | None) -> Any | None:
     """The agent ``name`` from a module, a file or an entry point (see the module docstring); None if ``base``
-    is none of these. ``known``: the bundled agents' names, for the messages."""
+    is none of these."""
     installed = entry_points()
     if base in installed:
         if attribute:
