@@ -256,3 +256,9 @@ def test_serve_seats_the_agents_its_operator_named(own):
         assert r.status_code == 400  # a name the operator did not give stays refused
     with pytest.raises(SystemExit, match="unknown agent 'nosuch'"):
         main(["serve", "--agents", "nosuch", "--port", "1"])
+
+
+def test_a_tournament_seats_your_agent(own, capsys):
+    main(["tournament", "--agents", "own_agents_t58:Lowest,random", "--games", "koenigrufen", "--deals", "2",
+          "--no-progress"])
+    assert "own_agents_t58:Lowest" in capsys.readouterr().out
