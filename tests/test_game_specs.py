@@ -139,6 +139,8 @@ ALLOWED = {
     ("notebooks/experiments/search_noise.py", "GAME"): "the benchmark's default game",
     ("benchmarks/bench_cluster.py", "SETTINGS"): "the benchmark's per-game settings",
     ("benchmarks/bench_peers.py", "TRICKENV"): "the benchmark's per-game settings",
+    ("trickenv/benchmark/sets.py", "V1"): "a benchmark version's game variants",
+    ("trickenv/openspiel/oh_hell.py", "GAME"): "the one game OpenSpiel's oh_hell is",
 }
 
 

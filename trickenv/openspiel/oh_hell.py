@@ -27,6 +27,7 @@ from trickenv.openspiel.parameters import parameters_from_options, short_name
 
 OH_HELL_PARAMETERS = {"players": 3, "num_suits": 4, "num_cards_per_suit": 13, "num_tricks_fixed": 17,
                       "off_bid_penalty": True, "points_per_trick": 1}
+GAME = "four_tricks"  # the trickenv game oh_hell is, with these options
 FOUR_TRICKS_OPTIONS = {"deck": 52, "bidding": True, "trump": "turn_up"}
 DECK = 52
 OH_HELL_SUITS = "CDSH"  # OpenSpiel's suit order: card = rank * 4 + suit
@@ -40,7 +41,7 @@ def load_oh_hell() -> Any:
 
 def load_four_tricks() -> TrickGame:
     """trickenv's Four Tricks with :data:`FOUR_TRICKS_OPTIONS`, as an OpenSpiel game."""
-    return pyspiel.load_game(short_name("four_tricks"), parameters_from_options("four_tricks", FOUR_TRICKS_OPTIONS))
+    return pyspiel.load_game(short_name(GAME), parameters_from_options(GAME, FOUR_TRICKS_OPTIONS))
 
 
 def _card_maps() -> tuple[np.ndarray, np.ndarray]:
