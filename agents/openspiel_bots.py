@@ -35,7 +35,7 @@ from trickenv.games.base import GameSpec
 SIMULATIONS = 500  # OpenSpiel's ISMCTS examples search 500 to 2000 simulations a move
 UCT_C = 2.0
 COMPILE_LABEL = "the random playouts of OpenSpiel's bots"  # trickenv.engine.first_run
-COMPILE_NOTE = "about a second, in every process: numba cannot keep a kernel that takes another kernel on disk"
+COMPILE_NOTE = "in every process: numba cannot keep a kernel that takes another kernel on disk"
 PLAYOUTS = ("engine", "openspiel")  # who plays the random playouts: EnginePlayouts, or OpenSpiel's evaluator
 WORLDS_AT_ONCE = 64  # worlds ISMCTS draws in one call of the sampler
 
