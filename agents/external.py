@@ -178,14 +178,18 @@ class FunctionAgent:
         return np.array([self.policy(o, m) for o, m in zip(obs, mask, strict=True)])
 
 
-class RowAgent:
-    """An agent with ``act(observation_dict)`` only, playing a batch one row at a time."""
+class _Wrapped:
+    """An agent that lacks one entry point, with the other made from the one it has."""
 
     def __init__(self, spec: GameSpec, agent: Any) -> None:
         self.spec = spec
         self.agent = agent
         self.name = getattr(agent, "name", type(agent).__name__)
         self.needs_state = bool(getattr(agent, "needs_state", False))
+
+
+class RowAgent(_Wrapped):
+    """An agent with ``act(observation_dict)`` only, playing a batch one row at a time."""
 
     def act(self, observation: dict[str, np.ndarray], **state: Any) -> int:
         return self.agent.act(observation, **state)
@@ -201,14 +205,8 @@ class RowAgent:
         return np.array(out)
 
 
-class OneRowAgent:
+class OneRowAgent(_Wrapped):
     """An agent with ``act_batch`` only, playing one AEC observation as a batch of one."""
-
-    def __init__(self, spec: GameSpec, agent: Any) -> None:
-        self.spec = spec
-        self.agent = agent
-        self.name = getattr(agent, "name", type(agent).__name__)
-        self.needs_state = bool(getattr(agent, "needs_state", False))
 
     def act(self, observation: dict[str, np.ndarray], state: Any = None, game: int = 0) -> int:
         obs = np.asarray(observation["observation"])[None, :]

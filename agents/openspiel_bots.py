@@ -180,10 +180,6 @@ def _keyed_bot_class() -> type:
     return KeyedISMCTSBot
 
 
-def _KeyedISMCTSBot(*args: Any, **kwargs: Any) -> Any:  # noqa: N802 - a class, made when OpenSpiel is imported
-    return _keyed_bot_class()(*args, **kwargs)
-
-
 class ISMCTSAgent(OpenSpielAgent):
     """OpenSpiel's ISMCTS with random rollouts; ``sims`` simulations a decision."""
 
@@ -196,9 +192,9 @@ class ISMCTSAgent(OpenSpielAgent):
 
         self.sims = _positive("ismcts", sims)
         state = np.random.RandomState(self.rng.integers(2**31))
-        self.bot = _KeyedISMCTSBot(self.game, _evaluator(playouts, self.rng, state), float(uct_c), self.sims,
-                                   max_world_samples=int(max_world_samples), random_state=state,
-                                   final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT)
+        self.bot = _keyed_bot_class()(self.game, _evaluator(playouts, self.rng, state), float(uct_c), self.sims,
+                                      max_world_samples=int(max_world_samples), random_state=state,
+                                      final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT)
         self.bot.set_resampler(_Worlds(self.rng, min(self.sims, WORLDS_AT_ONCE)))
 
     def choose(self, position: Any) -> int:

@@ -1,6 +1,6 @@
 """A trickenv agent against OpenSpiel's C++ ISMCTS in OpenSpiel's own ``oh_hell`` (:mod:`trickenv.openspiel.oh_hell`).
 
-    python notebooks/experiments/oh_hell_match.py --agent search --sims 500 --deals 300 --seed 5901 --out oh_hell.jsonl
+    python notebooks/experiments/oh_hell_match.py --agent search --sims 500 --deals 300 --seed 1 --out oh_hell.jsonl
 
 ``oh_hell`` with :data:`trickenv.openspiel.oh_hell.OH_HELL_PARAMETERS` is Four Tricks with ``deck=52 bidding=True
 trump=turn_up``. Each deal (OpenSpiel's chance outcomes, drawn from ``seed`` and the deal's number) is played
