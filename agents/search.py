@@ -156,6 +156,25 @@ class SearchAgent(PIMCAgent):
         if isinstance(refine_worlds, bool) or not isinstance(refine_worlds, (int, np.integer)) or refine_worlds < 1:
             raise ValueError(f"refine_worlds must be a positive integer, got {refine_worlds!r}")
         self.refine_worlds = int(refine_worlds)
+        self.spreads: list[np.ndarray] | None = None  # collected by analyse() only
+
+    def analyse(self, obs: np.ndarray, mask: np.ndarray, state: State,
+                games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`search_batch` plus the spread: ``(actions [B], values [B, A], spread [B, A])``, the spread being
+        the standard deviation of an action's value over the first look's worlds (weighted as the mean is);
+        NaN where an action was not searched. The actions and values are the ones ``search_batch`` gives."""
+        self.spreads = []
+        try:
+            actions, values = self.search_batch(obs, mask, state, games)
+            found = iter(self.spreads)
+        finally:
+            self.spreads = None
+        spread = np.full(values.shape, np.nan, np.float32)
+        for i in range(len(values)):  # the searched rows, in the order search_batch searched them
+            if not np.isnan(values[i]).all():
+                legal = np.flatnonzero(~np.isnan(values[i]))
+                spread[i, legal] = next(found)
+        return actions, values, spread
 
     def _worlds(self, state: State, games: np.ndarray, seats: np.ndarray,
                 look: int = 0) -> tuple[State, np.ndarray | None]:
@@ -197,6 +216,8 @@ class SearchAgent(PIMCAgent):
         seats = state.s[games, TO_ACT].astype(np.int64)
         worlds, weights = self._worlds(state, games, seats)
         means = self._values(state, games, seats, legal, worlds, weights, self.worlds)
+        if self.spreads is not None:  # analyse(): how far the first look's worlds disagree on each action
+            self.spreads += [_spread(b, None if weights is None else weights[i]) for i, b in enumerate(self._blocks)]
         if self.refine:
             # The second look: the `refine` best actions of each decision are valued again in as many fresh worlds,
             # and their means become the mean over both sets of worlds (the others keep the first look's).
@@ -214,6 +235,7 @@ class SearchAgent(PIMCAgent):
                 weights: np.ndarray | None, w: int) -> list[np.ndarray]:
         """The mean value over decision i's ``w`` worlds of each of its actions ``legal[i]``."""
         means: list[np.ndarray | None] = [None] * len(games)
+        self._blocks: list[np.ndarray | None] = [None] * len(games)  # per decision: [actions, worlds] values
         late = self._endgame(state, games)
         # In the endgame, solve every world's every move at once.
         rows = np.flatnonzero(late)
@@ -223,6 +245,7 @@ class SearchAgent(PIMCAgent):
             for j, i in enumerate(rows):
                 block = values[j * w:(j + 1) * w][:, legal[i]]
                 means[i] = block.mean(axis=0) if weights is None else weights[i] @ block
+                self._blocks[i] = block.T
         # Earlier: apply each action in each world, play out to the endgame, solve what is left.
         rows = np.flatnonzero(~late)
         if len(rows):
@@ -238,6 +261,7 @@ class SearchAgent(PIMCAgent):
                 size = len(legal[i]) * w
                 block = gain[pos:pos + size].reshape(len(legal[i]), w)
                 means[i] = block.mean(axis=1) if weights is None else block @ weights[i]
+                self._blocks[i] = block
                 pos += size
         return means  # type: ignore[return-value]
 
@@ -258,3 +282,11 @@ class SearchAgent(PIMCAgent):
         if len(rest):
             value[rest] = self.solver.position_values(sim, rest, me[rest])
         return value
+
+
+def _spread(block: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    """The (weighted) standard deviation over the worlds of each action's values ``block [actions, worlds]``."""
+    if weights is None:
+        return block.std(axis=1)
+    mean = block @ weights
+    return np.sqrt(np.maximum(((block - mean[:, None]) ** 2) @ weights, 0.0))

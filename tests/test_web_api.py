@@ -303,3 +303,96 @@ def test_a_thinking_agent_does_not_block_other_sessions(monkeypatch):
         if release_all is not None:
             release_all.set()
         srv.should_exit = True
+
+
+def test_a_hint_only_when_asked_on_your_turn_and_it_changes_nothing(client):
+    from trickenv.agents.review import move_values
+    from trickenv.play import Table
+
+    r = client.post("/api/play", json={"game": "koenigrufen", "seat": 0, "opponents": ["rules"], "seed": 4})
+    state = r.json()
+    assert "value" not in json.dumps(state) and "spread" not in json.dumps(state)  # never shown unasked
+    # the same table, built here, for the search's own values at the same position and seed
+    table = Table("koenigrufen", seat_names(4, 0, ["rules"]), seed=4, output=__import__("io").StringIO())
+    table.start()
+    while table.players[table.to_act] is not None:
+        table.apply(table.bot_action())
+    checked = 0
+    for _ in range(40):
+        if state["finished"]:
+            break
+        hint = client.post("/api/play/hint", json={})
+        assert hint.status_code == 200, hint.text
+        h = hint.json()
+        assert client.get("/api/play").json() == state  # asking changes nothing
+        obs = table.observation()
+        mine = move_values(table.spec, table.env.game, 0, obs["observation"], obs["action_mask"], seed=4)
+        assert [m["action"] for m in h["moves"]] == mine.actions.tolist() and h["best"] == mine.best
+        assert [m["value"] for m in h["moves"]] == [None if np.isnan(v) else round(float(v), 4) for v in mine.values]
+        checked += h["searched"]
+        action = h["moves"][-1]["action"]
+        state = client.post("/api/play/move", json={"action": action}).json()
+        table.apply(action)
+        while not table.finished and table.players[table.to_act] is not None:
+            table.apply(table.bot_action())
+    assert checked >= 3 and state["finished"]
+    r = client.post("/api/play/hint", json={})
+    assert r.status_code == 409 and "the deals are over" in r.json()["error"]
+
+
+def test_a_review_of_a_finished_deal_and_of_a_replayed_one(client):
+    from trickenv.agents.review import review_record
+
+    r = client.post("/api/play/review", json={})
+    assert r.status_code == 404 and "start a game first" in r.json()["error"]
+    state = client.post("/api/play", json={"game": "farbwechsel", "seat": 1, "opponents": ["rules"], "seed": 2}).json()
+    r = client.post("/api/play/review", json={})
+    assert r.status_code == 409 and "no deal is finished yet" in r.json()["error"]
+    play_out(client, state)
+    review = client.post("/api/play/review", json={}).json()
+    assert review["seat"] == 1 and review["deal"] == 0 and len(review["moves"]) == 10
+    for m in review["moves"]:
+        assert m["seat"] == 1 and (m["loss"] is None or m["loss"] >= 0)
+    other = client.post("/api/play/review", json={"seat": 0, "deal": 0}).json()
+    assert other["seat"] == 0 and {m["seat"] for m in other["moves"]} == {0}
+    for body, status, message in [({"deal": 1}, 404, "finished deal 0..0"), ({"seat": 3}, 400, "seat must be 0..2"),
+                                  ({"seat": "x"}, 400, "seat must be"), ({"deal": [1]}, 400, "deal must be")]:
+        r = client.post("/api/play/review", json=body)
+        assert r.status_code == status and message in r.json()["error"], (body, r.text)
+
+    rec = played_records("farbwechsel", {}, games=2, seed=9)
+    doc = records_document("farbwechsel", {}, rec, [["x", "y", "z"]] * 2)
+    rid = client.post("/api/replay", json={"file": json.dumps(doc)}).json()["id"]
+    r = client.post(f"/api/replay/{rid}/1/review", json={"seat": 2, "seed": 5})
+    assert r.status_code == 200, r.text
+    mine = review_record("farbwechsel", {k: np.asarray(v[1]) for k, v in rec.items()}, 2, seed=5)
+    assert [m["played"] for m in r.json()["moves"]] == [m.played for m in mine]
+    assert [m["loss"] for m in r.json()["moves"]] == [None if not m.valued else round(m.loss, 4) for m in mine]
+    for path, body, status, message in [(f"/api/replay/{rid}/5/review", {}, 404, "out of range"),
+                                        (f"/api/replay/{rid}/0/review", {"seat": 4}, 400, "seat must be 0..2"),
+                                        ("/api/replay/77/0/review", {}, 404, "no replay 77")]:
+        r = client.post(path, json=body)
+        assert r.status_code == status and message in r.json()["error"], (path, r.text)
+
+
+def test_a_full_server_says_so_and_an_idle_session_expires(monkeypatch):
+    from trickenv.web import sessions
+
+    now = [1000.0]
+    monkeypatch.setattr(sessions.time, "monotonic", lambda: now[0])
+    app = create_app(max_sessions=2, idle_seconds=60)
+    with TestClient(app) as a, TestClient(app) as b, TestClient(app) as c:
+        assert a.post("/api/play", json={"game": "koenigrufen", "seed": 1}).status_code == 200
+        b.get("/")
+        r = c.get("/api/games")
+        assert r.status_code == 503 and "the server is full: 2 sessions are open" in r.json()["error"]
+        assert "trickenv_session" not in c.cookies
+        now[0] += 30
+        assert a.get("/api/play").status_code == 200  # a's table is still there; b has been idle 30 s
+        now[0] += 40  # b idle 70 s: expired, a (40 s) not
+        r = b.get("/api/play")  # b comes back: a new session, which says why the table is gone
+        assert r.status_code == 404 and r.json()["error"].startswith("your session expired after 1 minute without")
+        assert b.get("/api/play").json()["error"] == "no table in this session: start a game first"  # said once
+        assert c.get("/").status_code == 503 and a.get("/api/play").status_code == 200
+        now[0] += 61  # both idle: c gets a place
+        assert c.get("/").status_code == 200 and "trickenv_session" in c.cookies

@@ -49,6 +49,10 @@ def serve(args: argparse.Namespace) -> None:
         raise SystemExit(f"trickenv serve needs the web extra (pip install 'trickenv[web]'): {e}") from None
     if not 0 < args.port < 65536:
         raise SystemExit(f"trickenv serve: --port must be 1..65535, got {args.port}")
+    if args.max_sessions < 1:
+        raise SystemExit(f"trickenv serve: --max-sessions must be at least 1, got {args.max_sessions}")
+    if not args.idle_minutes > 0:
+        raise SystemExit(f"trickenv serve: --idle-minutes must be more than 0, got {args.idle_minutes}")
     agents: list[str] = []
     if args.agents:
         from trickenv.play import split_names
@@ -57,7 +61,8 @@ def serve(args: argparse.Namespace) -> None:
             agents = split_names(args.agents, "--agents")
         except ValueError as e:
             raise SystemExit(f"trickenv serve: {e}") from None
-    run(host=args.host, port=args.port, agents=agents)
+    run(host=args.host, port=args.port, agents=agents, max_sessions=args.max_sessions,
+        idle_seconds=60 * args.idle_minutes)
 
 
 def info(game: str, options: dict[str, Any]) -> None:
@@ -164,6 +169,39 @@ def benchmark(args: argparse.Namespace) -> None:
     if args.out:
         js, md = write_card(card, Path(args.out), others)
         print(f"card: {js} and {md}")
+
+
+def review(args: argparse.Namespace) -> None:
+    """``trickenv review RECORDS --seat N``: each decision of the seat with the search's value of the move played
+    against the best (trickenv.agents.review)."""
+    import json
+
+    from trickenv.agents.review import review_records
+    from trickenv.replay import load_records
+
+    try:
+        with open(args.records, encoding="utf-8") as f:
+            records = load_records(json.load(f))
+        deals = range(len(records.records)) if args.deal is None else [args.deal]
+        search = {} if args.worlds is None else {"worlds": args.worlds}
+        reviewed = {d: review_records(records, d, args.seat, seed=args.seed, **search) for d in deals}
+    except (OSError, ValueError, TypeError) as e:
+        raise SystemExit(f"trickenv review: {e}") from None
+    spec = records.spec
+    out = []
+    for d, moves in reviewed.items():
+        lost = [m.loss for m in moves if m.valued]
+        print(f"{records.labels[d]}: P{args.seat} ({records.seats[d][args.seat]}), "
+              f"lost {sum(lost):.2f} over {len(lost)} valued decisions")
+        for m in moves:
+            print("  " + m.text(spec))
+        out.append({"deal": d, "label": records.labels[d], "seat": args.seat,
+                    "moves": [m.as_dict(spec) for m in moves]})
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"game": records.game, "options": records.options, "seed": args.seed, "deals": out}, f,
+                      indent=1, default=list)
+        print(f"review: {args.json}")
 
 
 def tournament(args: argparse.Namespace) -> None:
@@ -339,6 +377,10 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
     p.add_argument("--agents", default=None, metavar="A,B,...",
                    help="more agents the page may seat, by these names: your own (my_agents.py:MyAgent), "
                         "sb3:PATH, model:PATH")
+    p.add_argument("--max-sessions", type=int, default=256,
+                   help="browser sessions at once; beyond them a new browser is told the server is full (503)")
+    p.add_argument("--idle-minutes", type=float, default=30.0,
+                   help="a session without a request for this long expires, its table with it (default 30)")
     p = sub.add_parser("info")
     p.add_argument("game", choices=sorted(trickenv.GAMES))
     p.add_argument("options", nargs="*", help="game options as name=value, e.g. deck=52")
@@ -388,6 +430,13 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
                    help="stop if the agent takes longer than this a decision")
     p.add_argument("--debug", action="store_true", help="show the traceback when the agent fails")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p = sub.add_parser("review", help="what each move of a seat was worth, by the search (docs/guides/review.md)")
+    p.add_argument("records", help="a records file (trickenv eval --records, the web table's download)")
+    p.add_argument("--seat", type=int, required=True, help="the seat to review (0-based: P0, P1, ...)")
+    p.add_argument("--deal", type=int, default=None, help="the deal of the file (0-based; default: every deal)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
+    p.add_argument("--worlds", type=int, default=None, help="the search's worlds a decision (default: its own)")
+    p.add_argument("--json", default=None, metavar="PATH", help="write every reviewed decision as JSON")
     sub.add_parser("train", help="train a player: imitation of a teacher or search, expert iteration, PPO "
                                  "(docs/guides/training.md)", description=TRAIN_DESCRIPTION,
                    formatter_class=argparse.RawDescriptionHelpFormatter, later=train_arguments)
@@ -435,6 +484,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         evaluate(args.game, args, options)
     elif args.cmd == "train":
         train(args, options, train_error)
+    elif args.cmd == "review":
+        if options:
+            raise SystemExit("trickenv review reads the game and its options from the records file")
+        review(args)
     elif args.cmd == "benchmark":
         if options:
             raise SystemExit("trickenv benchmark plays the variants of its version: it takes no game options")

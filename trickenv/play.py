@@ -180,6 +180,7 @@ class Table:
         self.output = sys.stdout if output is None else output
         self.read = _reader(input, self.output)
         self.scores: list[np.ndarray] = []  # per finished deal
+        self.records: list[dict[str, np.ndarray]] = []  # per finished deal: its record (docs/records.md)
         self.quit = False
         self.deal_no = 0
         self.finished = False  # every deal played (or quit)
@@ -591,6 +592,7 @@ class Table:
         n = self.spec.num_players
         scores = np.asarray(info["scores"], np.int64)
         self.scores.append(scores)
+        self.records.append({k: np.array(v) for k, v in info.items() if k not in ("deal_end", "illegal_action")})
         total = np.sum(self.scores, axis=0)
         self.say(f"\n--- deal {self.deal_no} over ---")
         head = f"{'seat':<14}{'tricks':>7}" + (f"{'points':>8}" if self._has_points else "") + f"{'score':>7}"

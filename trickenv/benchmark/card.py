@@ -12,6 +12,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
+import numpy as np
+
 import trickenv
 from trickenv.benchmark.sets import BenchmarkSet, Entry, deal_hash, load_deals
 
@@ -80,6 +82,26 @@ def run_benchmark(agent: str, bset: BenchmarkSet, games: Sequence[str] | None = 
             "references": [list(r) for r in bset.references], "rows": rows, "score": score(rows),
             "trickenv": trickenv.__version__, "machine": machine(), "seconds": time.perf_counter() - start,
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")}
+
+
+def reference_play(bset: BenchmarkSet, entry: Entry, reference: str, deals: int = 1) -> str:
+    """What ``reference`` plays on ``entry``: the sha256 (16 hex digits) of every deal record of ``reference``
+    against ``rules`` on the first ``deals`` deals of the version, every seating, seeded as a card is. A change in
+    a reference's play (its tuning, a model file, the engine) changes it: the test freezing a version compares."""
+    import hashlib
+
+    from trickenv.agents.evaluation import evaluate
+
+    dealt, dealers = load_deals(bset, entry)
+    res = evaluate(entry.game, [reference, "rules"], deals=deals, seed=bset.seed, options=dict(entry.options),
+                   progress=False, ratings=False, records=True, given_deals=(dealt[:deals], dealers[:deals]))
+    records = res.table_data.records
+    h = hashlib.sha256()
+    for key in sorted(records):
+        value = np.ascontiguousarray(records[key])
+        h.update(f"{key}{value.dtype.str}{value.shape}".encode())
+        h.update(value.tobytes())
+    return h.hexdigest()[:16]
 
 
 def _row_path(rows_dir: Path, entry_key: str, reference: str) -> Path:
@@ -167,11 +189,21 @@ def card_markdown(card: dict[str, Any], others: dict[str, dict[str, Any]] | None
     for r in card["rows"]:
         lo, hi = r["ci95"]
         lines.append(f"| {r['entry']} | {r['reference']} | {r['deals']} | {r['diff']:+.3f} | [{lo:.3f}, {hi:.3f}] | "
-                     f"{r['ms']['agent']:.1f} | {r['ms']['reference']:.1f} |")
+                     f"{r['ms']['agent']:.2f} | {r['ms']['reference']:.2f} |")
     m = card["machine"]
-    lines += ["", f"trickenv {card['trickenv']}, {card['date']}, {m['system']} {m['machine']}, {m['cpus']} CPUs, "
+    per_game = ", ".join(f"{g} {s:.0f} s" for g, s in game_seconds(card).items())
+    lines += ["", f"Play time a game (all its rows): {per_game}.", "",
+              f"trickenv {card['trickenv']}, {card['date']}, {m['system']} {m['machine']}, {m['cpus']} CPUs, "
               f"Python {m['python']}; {card['seconds']:.0f} s; deal set sha256 {card['deal_hash'][:16]}."]
     return "\n".join(lines) + "\n"
+
+
+def game_seconds(card: dict[str, Any]) -> dict[str, float]:
+    """Seconds of play a game (the sum of its rows, both agents and the engine; compiling aside)."""
+    out: dict[str, float] = {}
+    for r in card["rows"]:
+        out[r["game"]] = out.get(r["game"], 0.0) + r["seconds"]
+    return out
 
 
 def write_card(card: dict[str, Any], out: Path, others: dict[str, dict[str, Any]] | None = None) -> tuple[Path, Path]:
@@ -212,8 +244,16 @@ def leaderboard_markdown(version: str) -> str:
             cells = [f"{rows[ref]['diff']:+.3f} [{rows[ref]['ci95'][0]:.3f}, {rows[ref]['ci95'][1]:.3f}]"
                      if ref in rows else "" for ref in references]
             ms = sum(r["ms"]["agent"] for r in rows.values()) / len(rows)
-            lines.append(f"| `{c['agent']}` | " + " | ".join(cells) + f" | {ms:.1f} |")
+            lines.append(f"| `{c['agent']}` | " + " | ".join(cells) + f" | {ms:.2f} |")
         lines.append("")
+    games = list(dict.fromkeys(r["game"] for c in ranked for r in c["rows"]))
+    lines += ["## Time a game", "", "Seconds of play for a game's rows of the card (all its variants and references; "
+              "most of it is the searching references' time).", "",
+              "| agent | " + " | ".join(games) + " |", "|---|" + "---:|" * len(games)]
+    for c in ranked:
+        secs = game_seconds(c)
+        lines.append(f"| `{c['agent']}` | " + " | ".join(f"{secs[g]:.0f}" if g in secs else "" for g in games) + " |")
+    lines.append("")
     machines = {f"{c['machine']['system']} {c['machine']['machine']}, {c['machine']['cpus']} CPUs" for c in ranked}
     lines += [f"Played on {', '.join(sorted(machines))}; trickenv {', '.join(sorted({c['trickenv'] for c in ranked}))}.",
               ""]

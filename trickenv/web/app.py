@@ -10,8 +10,11 @@ Routes (every error is ``{"error": message}`` with a 4xx status and changes noth
 ``POST /api/play``                         ``{game, options, seat, opponents, deals, seed}``: a new table
 ``GET /api/play``                          the session's table as the person sees it
 ``POST /api/play/move``                    ``{action}``: the person's move, then the agents'
+``POST /api/play/hint``                    the search's value of each of your legal moves (asked only)
+``POST /api/play/review``                  ``{deal?, seat?}``: each decision of a seat in a finished deal
 ``POST /api/replay``                       ``{file, game?, options?}``: open records (the file's text)
 ``GET /api/replay/{id}/{deal}/{step}``     one frame of a replayed deal, every hand face up
+``POST /api/replay/{id}/{deal}/review``    ``{seat?, seed?}``: the review of a replayed deal
 =========================================  ==========================================================
 
 The rules live in the engine only: the page shows what the server says is
@@ -32,30 +35,34 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from trickenv.web.sessions import PlayTable, Replay, RequestError, Session, Sessions, game_options, games_info
+from trickenv.web.sessions import (IDLE_SECONDS, MAX_SESSIONS, PlayTable, Replay, RequestError, Session, Sessions,
+                                   game_options, games_info)
 
 COOKIE = "trickenv_session"
 MAX_BODY = 32 * 1024 * 1024  # bytes of a request body (a records file of ~20,000 deals)
 STATIC = resources.files("trickenv.web") / "static"
 
 
-def create_app(max_sessions: int | None = None, agents: Sequence[str] = ()) -> Starlette:
-    """The app; ``max_sessions`` bounds the sessions kept (the least recently used go first); ``agents``: more
-    agent names a page may seat (the server's operator chose them: your own, ``sb3:PATH``, ``model:PATH``)."""
-    sessions = Sessions() if max_sessions is None else Sessions(max_sessions)
+def create_app(max_sessions: int = MAX_SESSIONS, idle_seconds: float = IDLE_SECONDS,
+               agents: Sequence[str] = ()) -> Starlette:
+    """The app; ``max_sessions`` sessions at most (a new browser beyond them gets a 503 until one expires),
+    each expiring after ``idle_seconds`` without a request; ``agents``: more agent names a page may seat (the
+    server's operator chose them: your own, ``sb3:PATH``, ``model:PATH``)."""
+    sessions = Sessions(max_sessions, idle_seconds)
     extra = tuple(agents)
     info = games_info(extra)
 
     def handler(fn: Callable[[Request, Session], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
         """Session cookie in, JSON out; RequestError -> its 4xx, a broken body -> 400."""
         async def endpoint(request: Request) -> Response:
-            sid, session = sessions.get(request.cookies.get(COOKIE))
+            sid = request.cookies.get(COOKIE)
             try:
+                sid, session = sessions.get(sid)
                 result = await fn(request, session)
                 response: Response = result if isinstance(result, Response) else JSONResponse(result)
             except RequestError as e:
                 response = JSONResponse({"error": str(e)}, status_code=e.status)
-            if request.cookies.get(COOKIE) != sid:
+            if sid is not None and request.cookies.get(COOKIE) != sid:
                 response.set_cookie(COOKIE, sid, httponly=True, samesite="strict")
             return response
         return endpoint
@@ -97,7 +104,7 @@ def create_app(max_sessions: int | None = None, agents: Sequence[str] = ()) -> S
 
     def current(session: Session) -> PlayTable:
         if session.table is None:
-            raise RequestError("no table in this session: start a game first", 404)
+            raise RequestError(session.missing("no table in this session: start a game first"), 404)
         return session.table
 
     async def play_state(request: Request, session: Session) -> Any:
@@ -110,6 +117,19 @@ def create_app(max_sessions: int | None = None, agents: Sequence[str] = ()) -> S
             raise RequestError("a move needs 'action': the id of a legal action (the page sends it)")
         await run_in_threadpool(table.move, data["action"])
         return await run_in_threadpool(table.state)
+
+    async def play_hint(request: Request, session: Session) -> Any:
+        await body(request)
+        return await run_in_threadpool(current(session).hint)
+
+    async def play_review(request: Request, session: Session) -> Any:
+        data = await body(request)
+        return await run_in_threadpool(current(session).review, data)
+
+    async def replay_review(request: Request, session: Session) -> Any:
+        data = await body(request)
+        p = request.path_params
+        return await run_in_threadpool(session.replay(p["rid"]).review, p["deal"], data)
 
     async def replay_open(request: Request, session: Session) -> Any:
         from trickenv.replay import load_records
@@ -149,7 +169,10 @@ def create_app(max_sessions: int | None = None, agents: Sequence[str] = ()) -> S
         Route("/api/play", handler(play_new), methods=["POST"]),
         Route("/api/play", handler(play_state), methods=["GET"]),
         Route("/api/play/move", handler(play_move), methods=["POST"]),
+        Route("/api/play/hint", handler(play_hint), methods=["POST"]),
+        Route("/api/play/review", handler(play_review), methods=["POST"]),
         Route("/api/replay", handler(replay_open), methods=["POST"]),
+        Route("/api/replay/{rid}/{deal}/review", handler(replay_review), methods=["POST"]),
         Route("/api/replay/{rid}/{deal}/{step}", handler(replay_frame)),
         Route("/api/{rest:path}", handler(not_found), methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
@@ -157,9 +180,10 @@ def create_app(max_sessions: int | None = None, agents: Sequence[str] = ()) -> S
     return Starlette(routes=routes)
 
 
-def serve(host: str = "127.0.0.1", port: int = 8765, agents: Sequence[str] = ()) -> None:
-    """Run the app with uvicorn until Ctrl-C (``trickenv serve``)."""
+def serve(host: str = "127.0.0.1", port: int = 8765, agents: Sequence[str] = (), max_sessions: int = MAX_SESSIONS,
+          idle_seconds: float = IDLE_SECONDS) -> None:
+    """Run the app with uvicorn until Ctrl-C (``trickenv serve``); the arguments are :func:`create_app`'s."""
     import uvicorn
 
     print(f"trickenv: serving on http://{host}:{port}/ (Ctrl-C stops)")
-    uvicorn.run(create_app(agents=agents), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(max_sessions, idle_seconds, agents), host=host, port=port, log_level="warning")

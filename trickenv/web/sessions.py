@@ -28,11 +28,16 @@ from trickenv.play import HINT, MATCH_OPTIONS, Table, agent_names, seat_names
 # Agents a page may seat: names only. "model:PATH" would read a file the server was not given.
 BUNDLED_AGENTS = ("random", "rules", "pimc", "search", "model")
 OPENSPIEL_AGENTS = ("ismcts", "mcts", "openspiel-random")  # with the openspiel extra installed
-MAX_SESSIONS = 256  # the least recently used session is dropped beyond this
+MAX_SESSIONS = 256  # sessions open at once; a new browser beyond this is answered 503 until one expires
+IDLE_SECONDS = 30 * 60  # a session not heard from for this long expires (its table and replays go)
+EXPIRED_KEPT = 4096  # expired session ids remembered, to tell their browser why its table is gone
 MAX_REPLAYS = 4  # record files a session keeps open
 MAX_FRAMES_CACHED = 32  # replayed deals a session keeps
 MAX_DEALS = 100  # deals of one table
 LOG_LINES = 400  # narration lines a state carries
+ANALYSES = 2  # hints and reviews computed at once (each is a search); more wait for a turn
+ANALYSIS_WAIT = 30.0  # seconds a hint or review waits for its turn before the server says it is busy
+_analysis_slots = threading.BoundedSemaphore(ANALYSES)
 
 
 def web_agents() -> tuple[str, ...]:
@@ -51,7 +56,7 @@ class RequestError(Exception):
 
 def game_options(game: Any, raw: Any) -> dict[str, Any]:
     """The options of a request: ``{name: value}``, a string value read as the CLI reads it (``52``, ``True``)."""
-    if game not in trickenv.GAMES:
+    if not isinstance(game, str) or game not in trickenv.GAMES:
         raise RequestError(f"unknown game {game!r}; games are {', '.join(trickenv.GAMES)}")
     if raw is None:
         raw = {}
@@ -66,7 +71,7 @@ def game_options(game: Any, raw: Any) -> dict[str, Any]:
         out[str(key)] = value
     try:
         trickenv.make_spec(game, **out)
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, OverflowError) as e:
         raise RequestError(f"{game}: {e}") from None
     return out
 
@@ -130,6 +135,7 @@ class PlayTable:
         except ValueError as e:
             raise RequestError(str(e)) from None
         self.game, self.options = game, options
+        self.seed = 0 if seed is None else seed  # the hints' and reviews' search seed
         self.lock = threading.Lock()
         self.log: list[str] = []
         self.error: str | None = None
@@ -173,12 +179,75 @@ class PlayTable:
         finally:
             self.lock.release()
 
+    def hint(self) -> dict[str, Any]:
+        """The search's value of each of the person's legal moves now (:func:`trickenv.agents.review.move_values`,
+        seeded by the table's seed); only on the person's turn."""
+        from trickenv.agents.review import move_values
+
+        if not self.lock.acquire(blocking=False):
+            raise RequestError("the table is busy: the agents are still thinking", 409)
+        try:
+            t = self.table
+            if t.finished:
+                raise RequestError("the deals are over: a hint is for a move still to play", 409)
+            if t.to_act != t.human:
+                raise RequestError(f"it is P{t.to_act}'s turn: a hint is for your own move", 409)
+            obs = t.observation()
+            with analysis_slot():
+                hint = move_values(t.spec, t.env.game, 0, obs["observation"], obs["action_mask"], seed=self.seed)
+        finally:
+            self.lock.release()
+        return {**hint.as_dict(t.spec), "seed": self.seed}
+
+    def review(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``{deal, seat}``: every decision of ``seat`` (default yours) in finished deal ``deal`` (default the
+        last), with the search's value of the move played against the best."""
+        t = self.table
+        with self.lock:
+            records = list(t.records)
+        if not records:
+            raise RequestError("no deal is finished yet: a review is of a finished deal", 409)
+        deal = _int(body, "deal", len(records) - 1, f"a finished deal 0..{len(records) - 1}")
+        seat = _int(body, "seat", t.human if t.human is not None else 0, f"a seat 0..{t.spec.num_players - 1}")
+        if not 0 <= deal < len(records):
+            raise RequestError(f"deal must be a finished deal 0..{len(records) - 1}, got {deal}", 404)
+        return review_json(self.game, records[deal], seat, self.options, t.spec, self.seed, deal)
+
     def state(self) -> dict[str, Any]:
         """The person's view (``Table.view``), the narration so far and, when over, the summary."""
         with self.lock:
             view = self.table.view()
         view.update(log=list(self.log), options={k: _plain(v) for k, v in self.options.items()})
         return view
+
+
+class analysis_slot:
+    """One of the :data:`ANALYSES` slots for a search, or a 503 after :data:`ANALYSIS_WAIT` seconds."""
+
+    def __enter__(self) -> None:
+        if not _analysis_slots.acquire(timeout=ANALYSIS_WAIT):
+            raise RequestError(f"the server is busy with other hints and reviews ({ANALYSES} at a time): "
+                               "try again in a moment", 503)
+
+    def __exit__(self, *exc: Any) -> None:
+        _analysis_slots.release()
+
+
+def review_json(game: str, record: dict[str, Any], seat: int, options: dict[str, Any], spec: Any, seed: int,
+                deal: int) -> dict[str, Any]:
+    """The review of one deal record for ``seat`` as the page reads it (RequestError on a bad seat)."""
+    from trickenv.agents.review import review_record
+
+    if not 0 <= seat < spec.num_players:
+        raise RequestError(f"seat must be 0..{spec.num_players - 1}, got {seat}")
+    try:
+        with analysis_slot():
+            moves = review_record(game, record, seat, options, seed=seed)
+    except ValueError as e:
+        raise RequestError(f"deal {deal}: {e}", 422) from None
+    searched = [m.loss for m in moves if m.valued]
+    return {"deal": deal, "seat": seat, "seed": seed, "lost": round(float(sum(searched)), 4),
+            "searched": len(searched), "moves": [m.as_dict(spec) for m in moves]}
 
 
 def _plain(value: Any) -> Any:
@@ -197,6 +266,16 @@ class Replay:
         r = self.records
         return {"id": rid, "game": r.game, "options": {k: _plain(v) for k, v in r.options.items()},
                 "deals": [{"index": i, "label": r.labels[i], "seats": r.seats[i]} for i in range(len(r.records))]}
+
+    def review(self, deal: Any, body: dict[str, Any]) -> dict[str, Any]:
+        """``{seat, seed}``: every decision of ``seat`` in deal ``deal`` of the records, valued by the search."""
+        r = self.records
+        deal = _index(deal, "deal")
+        if not 0 <= deal < len(r.records):
+            raise RequestError(f"deal {deal} is out of range: the file has deals 0..{len(r.records) - 1}", 404)
+        seat = _int(body, "seat", 0, f"a seat 0..{r.spec.num_players - 1}")
+        seed = _int(body, "seed", 0, "an integer")
+        return review_json(r.game, r.records[deal], seat, r.options, r.spec, seed, deal)
 
     def frame(self, deal: Any, step: Any) -> dict[str, Any]:
         """Frame ``step`` of deal ``deal``, with the deal's frame count and the first frame of each trick."""
@@ -241,6 +320,13 @@ class Session:
         self.replays: OrderedDict[int, Replay] = OrderedDict()
         self.next_replay = 1
         self.seen = time.monotonic()
+        self.expired: str | None = None  # why the browser's previous session is gone, if it expired
+
+    def missing(self, what: str) -> str:
+        """The message for a table or replay this session does not hold: ``what``, and why if it expired."""
+        text = f"{self.expired}: {what}" if self.expired else what
+        self.expired = None  # said once
+        return text
 
     def add_replay(self, replay: Replay) -> int:
         rid = self.next_replay
@@ -253,26 +339,53 @@ class Session:
     def replay(self, rid: Any) -> Replay:
         rid = _index(rid, "replay id")
         if rid not in self.replays:
-            raise RequestError(f"no replay {rid} in this session: open a record file first", 404)
+            raise RequestError(self.missing(f"no replay {rid} in this session: open a record file first"), 404)
         return self.replays[rid]
 
 
 class Sessions:
-    """Sessions by their cookie; a new id for a browser without one (or with one the server forgot)."""
+    """Sessions by their cookie: a new id for a browser without one (or with one the server forgot); at most
+    ``limit`` open, each expiring after ``idle`` seconds without a request."""
 
-    def __init__(self, limit: int = MAX_SESSIONS) -> None:
+    def __init__(self, limit: int = MAX_SESSIONS, idle: float = IDLE_SECONDS) -> None:
         self.limit = limit
-        self.items: OrderedDict[str, Session] = OrderedDict()
+        self.idle = idle
+        self.items: OrderedDict[str, Session] = OrderedDict()  # least recently seen first
+        self.expired: OrderedDict[str, None] = OrderedDict()
         self.lock = threading.Lock()
 
+    def _expire(self, now: float) -> None:
+        while self.items:
+            sid, oldest = next(iter(self.items.items()))
+            if now - oldest.seen <= self.idle:
+                break
+            del self.items[sid]
+            self.expired[sid] = None
+            while len(self.expired) > EXPIRED_KEPT:
+                self.expired.popitem(last=False)
+
     def get(self, sid: str | None) -> tuple[str, Session]:
+        """The session of cookie ``sid``, or a new one; RequestError 503 when ``limit`` sessions are open."""
         with self.lock:
+            now = time.monotonic()
+            self._expire(now)
             if sid is None or sid not in self.items:
+                if len(self.items) >= self.limit:
+                    raise RequestError(f"the server is full: {self.limit} sessions are open; a session expires "
+                                       f"after {_minutes(self.idle)} without a request: try again later",
+                                       503)
+                session = Session()
+                if sid is not None and sid in self.expired:  # said once, on the new session's first miss
+                    del self.expired[sid]
+                    session.expired = f"your session expired after {_minutes(self.idle)} without a request"
                 sid = secrets.token_urlsafe(18)
-                self.items[sid] = Session()
-                while len(self.items) > self.limit:
-                    self.items.popitem(last=False)
+                self.items[sid] = session
             self.items.move_to_end(sid)
             session = self.items[sid]
-            session.seen = time.monotonic()
+            session.seen = now
             return sid, session
+
+
+def _minutes(seconds: float) -> str:
+    m = round(seconds / 60, 1)
+    return f"{m:g} minute{'' if m == 1 else 's'}"
