@@ -14,22 +14,49 @@ from trickenv.benchmark.sets import V1, BenchmarkSet, Entry
 from trickenv.cli import main
 
 V1_DEALS = "5df83dfb165b5d7351261089d3caf2eeeb1d8e1f38b10b5dd3007b4a3604d0a1"
+# card.reference_play of every reference on every variant it fits (the deal records of its first deal against
+# rules): what the references of v1 play. Both King Calling entries deal the same cards, and the partner's
+# source changes nothing in that deal for rules and search.
+V1_REFERENCES = {
+    ("four_tricks", "rules"): "275ce3086c347b59", ("four_tricks", "model"): "208bad78a8dfdfed",
+    ("four_tricks", "pimc"): "22cdb3acc7af5661", ("four_tricks", "search"): "bddb8b30d96fc7d6",
+    ("four_tricks bidding=True", "rules"): "34476cfeda10924a", ("four_tricks bidding=True", "pimc"): "6d8117b7063c3bbd",
+    ("four_tricks bidding=True", "search"): "5501399d81e2f4f3",
+    ("farbwechsel", "rules"): "66c438b7f16a532a", ("farbwechsel", "model"): "c105841a1af4bb51",
+    ("farbwechsel", "pimc"): "161531e94ce2c8cc", ("farbwechsel", "search"): "d6ef7e2d5d55a838",
+    ("farbwechsel num_players=4 partnership=True", "rules"): "7d68131a04d7e85a",
+    ("farbwechsel num_players=4 partnership=True", "pimc"): "f1c4eba571dde167",
+    ("farbwechsel num_players=4 partnership=True", "search"): "e37c2e3a59958245",
+    ("koenigrufen", "rules"): "e25091025dfab827", ("koenigrufen", "model"): "0c213dad823d72df",
+    ("koenigrufen", "pimc"): "d77a77bd47c7340c", ("koenigrufen", "search"): "30ca051d11229805",
+    ("koenigrufen partner_from=full_hand", "rules"): "e25091025dfab827",
+    ("koenigrufen partner_from=full_hand", "pimc"): "3d09a44edacbdc61",
+    ("koenigrufen partner_from=full_hand", "search"): "30ca051d11229805",
+}
 
 
 def test_v1_is_frozen():
     """Its deals (the file shipped in the package), references, deal counts and seed. A change here is a new
     version, with new cards."""
     assert sets.deal_hash(V1) == V1_DEALS
-    assert V1.references == (("rules", 500), ("model", 500), ("pimc", 200), ("search", 100))
+    assert V1.references == (("rules", 500), ("model", 500), ("pimc", 200), ("search", 50))
     assert [e.key for e in V1.entries] == [
         "four_tricks", "four_tricks bidding=True", "farbwechsel", "farbwechsel num_players=4 partnership=True",
         "koenigrufen", "koenigrufen partner_from=full_hand"]
-    assert V1.seed == 20261206 and V1.deals == 500
+    assert V1.seed == 20261206 and V1.deals == 500 and V1.chunk == 25
     deals, dealers = sets.load_deals(V1, V1.entries[1])
     assert deals.shape == (500, 3, 16) and dealers.shape == (500,)
     for e in V1.entries:  # each deal deals every card once (the undealt rest aside)
         deals, _ = sets.load_deals(V1, e)
         assert all(len(set(d.ravel())) == d.size for d in deals[:50])
+
+
+def test_v1_references_play_as_frozen():
+    """A reference that plays otherwise (retuned, a new model file, an engine change) fails here: that is a new
+    version with new cards, not v1."""
+    got = {(e.key, ref): card_module.reference_play(V1, e, ref)
+           for e in V1.entries for ref, _ in V1.references if card_module._fits(ref, e)}
+    assert got == V1_REFERENCES
 
 
 @pytest.fixture()

@@ -36,6 +36,25 @@ def test_the_docstring_has_the_options_paragraph_of_the_table(game):
 
 
 @pytest.mark.parametrize("game", list(GAMES))
+def test_every_game_and_option_has_words_for_a_person(game):
+    """The web table's start screen shows these, never a raw identifier: a title and a line per game, a label
+    per option, and words for each value of a closed set of values (exactly the values the table allows)."""
+    from trickenv.games.base import literal
+
+    spec = trickenv.make_spec(game)
+    assert spec.text.title and spec.text.tagline and "_" not in spec.text.title
+    for o in spec.option_table:
+        assert o.label and "_" not in o.label, o.name
+        allowed = [x.strip() for x in o.values.split(" | ")]
+        closed = len(allowed) > 1 and not any(w in o.values for w in ("integer", "list", ".."))
+        if closed:
+            assert sorted(literal(v) for v, _ in o.choices) == sorted(allowed), o.name
+            assert all(words for _, words in o.choices), o.name
+        else:
+            assert not o.choices, o.name
+
+
+@pytest.mark.parametrize("game", list(GAMES))
 def test_info_prints_the_options_table(game, capsys):
     main(["info", game])
     out = flat(capsys.readouterr().out)
@@ -137,6 +156,7 @@ ALLOWED = {
     ("benchmarks/bench_agents.py", "VARIANTS"): "the benchmark's per-game settings",
     ("notebooks/experiments/search_variants.py", "VARIANTS"): "the benchmark's per-game settings",
     ("notebooks/experiments/search_noise.py", "GAME"): "the benchmark's default game",
+    ("benchmarks/load_web.py", "GAME"): "the benchmark's default game",
     ("benchmarks/bench_cluster.py", "SETTINGS"): "the benchmark's per-game settings",
     ("benchmarks/bench_peers.py", "TRICKENV"): "the benchmark's per-game settings",
     ("trickenv/benchmark/sets.py", "V1"): "a benchmark version's game variants",

@@ -217,7 +217,7 @@ def test_trickenv_serve_answers_the_page_on_its_port():
                     break
             except OSError:
                 time.sleep(0.1)
-        assert page is not None and "<title>trickenv</title>" in page and "/static/app.js" in page
+        assert page is not None and "<title>trickenv: play and watch trick-taking games</title>" in page and "/static/app.js" in page
     finally:
         proc.terminate()
         out = proc.communicate(timeout=20)[0]
@@ -396,3 +396,33 @@ def test_a_full_server_says_so_and_an_idle_session_expires(monkeypatch):
         assert c.get("/").status_code == 503 and a.get("/api/play").status_code == 200
         now[0] += 61  # both idle: c gets a place
         assert c.get("/").status_code == 200 and "trickenv_session" in c.cookies
+
+
+def test_watch_the_agents_play_move_by_move(client):
+    spec = client.post("/api/spec", json={"game": "farbwechsel", "options": {"num_players": "4", "partnership": "True"}})
+    assert spec.json()["players"] == 4 and "model" not in spec.json()["agents"]  # no shipped player of that variant
+    assert "model" in client.post("/api/spec", json={"game": "farbwechsel"}).json()["agents"]
+    r = client.post("/api/play", json={"game": "koenigrufen", "watch": True, "agents": ["rules", "random"], "seed": 5})
+    assert r.status_code == 200, r.text
+    state = r.json()
+    assert state["watch"] and state["you"] is None and len(state["hands"]) == 4  # a spectator sees every hand
+    assert [s["name"] for s in state["seats"]] == ["rules", "random", "rules", "random"]
+    assert client.post("/api/play/move", json={"action": 0}).status_code == 409
+    steps = 0
+    while not state["finished"]:
+        before = state["log"]
+        state = client.post("/api/play/step", json={}).json()
+        steps += 1
+        assert state["log"] != before  # each step is one move, said
+    assert steps >= 32 and "deal 1 over" in " ".join(state["log"])
+    r = client.post("/api/play/step", json={})
+    assert r.status_code == 409 and "the deals are over" in r.json()["error"]
+    assert client.post("/api/play/review", json={"seat": 1}).json()["seat"] == 1
+    client.post("/api/play", json={"game": "koenigrufen", "seed": 1})
+    r = client.post("/api/play/step", json={})
+    assert r.status_code == 409 and "a person at it" in r.json()["error"]
+    for body, message in [({"game": "koenigrufen", "watch": "yes"}, "watch must be true or false"),
+                          ({"game": "koenigrufen", "watch": True, "agents": []}, "agents must be a list"),
+                          ({"game": "koenigrufen", "watch": True, "agents": ["nobody"]}, "unknown agent 'nobody'")]:
+        r = client.post("/api/play", json=body)
+        assert r.status_code == 400 and message in r.json()["error"], (body, r.text)

@@ -24,8 +24,9 @@ JSON = st.recursive(
     max_leaves=8)
 FIELDS = {
     "/api/spec": ["game", "options"],
-    "/api/play": ["game", "options", "seat", "opponents", "deals", "seed"],
+    "/api/play": ["game", "options", "seat", "opponents", "deals", "seed", "watch", "agents"],
     "/api/play/move": ["action"],
+    "/api/play/step": [],
     "/api/play/hint": [],
     "/api/play/review": ["deal", "seat"],
     "/api/replay": ["file", "game", "options"],

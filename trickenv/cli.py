@@ -159,7 +159,7 @@ def benchmark(args: argparse.Namespace) -> None:
                 raise
         rows = Path(args.out) / f"{slug(args.agent)}.rows" if args.out else None  # a stopped card continues
         card = run_benchmark(args.agent, bset, games, progress=not args.no_progress,
-                             agent_timeout=args.agent_timeout, rows_dir=rows)
+                             agent_timeout=args.agent_timeout, rows_dir=rows, ray=args.ray)
     except (ValueError, ImportError, AgentError) as e:
         if args.debug:
             raise
@@ -429,6 +429,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
     p.add_argument("--agent-timeout", type=float, default=None, metavar="SECONDS",
                    help="stop if the agent takes longer than this a decision")
     p.add_argument("--debug", action="store_true", help="show the traceback when the agent fails")
+    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="play the chunks of deals as Ray tasks on the cluster at ADDRESS (without it: $RAY_ADDRESS "
+                        "or a Ray instance on this machine, every core); the same card as without --ray")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p = sub.add_parser("review", help="what each move of a seat was worth, by the search (docs/guides/review.md)")
     p.add_argument("records", help="a records file (trickenv eval --records, the web table's download)")

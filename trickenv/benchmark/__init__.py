@@ -6,7 +6,8 @@ Version ``v1`` (:data:`trickenv.benchmark.sets.V1`) holds 500 deals (with their 
 variant and of one variant each (Four Tricks with bids, Farbwechsel four players in partnerships, King Calling
 with the partner drawn from the full hand), shipped in the package. The agent plays them against ``rules``
 and the shipped ``model`` (all 500; ``model`` where it fits the variant), ``pimc`` (the first 200) and ``search``
-(the first 100), every deal in every seating, seeded as the version says. The **results card** (JSON and Markdown) holds, for each game variant and reference, the
+(the first 50), every deal in every seating, seeded as the version says, 25 deals a chunk (``--ray`` plays the
+chunks in parallel, with the same results). The **results card** (JSON and Markdown) holds, for each game variant and reference, the
 agent's mean score minus the reference's with its paired 95% CI and each side's milliseconds a decision; its
 score (the mean of those differences in each game's reward units); its place among the bundled agents, whose
 cards ship with the package; trickenv's version and the machine. Two cards of one version compare: the same

@@ -31,13 +31,15 @@ def _fits(agent: str, entry: Entry) -> bool:
 
 
 def run_benchmark(agent: str, bset: BenchmarkSet, games: Sequence[str] | None = None, progress: bool = True,
-                  agent_timeout: float | None = None, rows_dir: Path | None = None) -> dict[str, Any]:
+                  agent_timeout: float | None = None, rows_dir: Path | None = None,
+                  ray: str | bool | None = None) -> dict[str, Any]:
     """The card of ``agent`` (any agent name) on ``bset``: for every entry (of ``games``, default all) and
     reference, ``agent`` against the reference on the first deals of the entry's deal set, every deal in every
     seating; the paired difference with its 95% CI and each side's ms a decision.
 
     ``rows_dir``: every finished row is kept there, and a row found there (of this agent, version and deal set)
-    is not played again, so a long card continues where it stopped."""
+    is not played again, so a long card continues where it stopped. ``ray``: play the chunks of deals as Ray
+    tasks (``evaluate``'s ``ray``; the same card, sooner on a machine or cluster with more cores)."""
     from trickenv.agents.evaluation import evaluate
 
     games = list(games or dict.fromkeys(e.game for e in bset.entries))
@@ -64,8 +66,8 @@ def run_benchmark(agent: str, bset: BenchmarkSet, games: Sequence[str] | None = 
                 rows.append(kept)
                 continue
             res = evaluate(entry.game, [agent, reference], deals=n, seed=bset.seed, options=dict(entry.options),
-                           progress=progress, ratings=False, given_deals=(deals, dealers),
-                           agent_timeout=agent_timeout)
+                           chunk=bset.chunk, progress=progress, ratings=False, given_deals=(deals, dealers),
+                           agent_timeout=agent_timeout, ray=ray)
             names = res.names
             pair = res.to_dict()["pairs"][0]
             timing = res.timing
@@ -94,7 +96,8 @@ def reference_play(bset: BenchmarkSet, entry: Entry, reference: str, deals: int 
 
     dealt, dealers = load_deals(bset, entry)
     res = evaluate(entry.game, [reference, "rules"], deals=deals, seed=bset.seed, options=dict(entry.options),
-                   progress=False, ratings=False, records=True, given_deals=(dealt[:deals], dealers[:deals]))
+                   chunk=bset.chunk, progress=False, ratings=False, records=True,
+                   given_deals=(dealt[:deals], dealers[:deals]))
     records = res.table_data.records
     h = hashlib.sha256()
     for key in sorted(records):

@@ -38,13 +38,15 @@ class Entry:
 
 @dataclass(frozen=True)
 class BenchmarkSet:
-    """A benchmark version: its entries, its references ``(agent name, deals against it)`` and the seed of the
-    deal set and of the agents."""
+    """A benchmark version: its entries, its references ``(agent name, deals against it)``, the seed of the
+    deal set and of the agents, and ``chunk``, the deals a batch of games plays (every chunk starts its agents
+    afresh, so the games depend on it; the chunks can run in parallel, ``trickenv benchmark --ray``)."""
 
     version: str
     entries: tuple[Entry, ...]
     references: tuple[tuple[str, int], ...]
     seed: int
+    chunk: int = 25
 
     @property
     def deals(self) -> int:
@@ -66,8 +68,9 @@ V1 = BenchmarkSet(
         Entry("koenigrufen"), Entry("koenigrufen", (("partner_from", "full_hand"),)),
     ),
     # The searching references cost most a deal: fewer deals against them keep a game's run in minutes.
-    references=(("rules", 500), ("model", 500), ("pimc", 200), ("search", 100)),
+    references=(("rules", 500), ("model", 500), ("pimc", 200), ("search", 50)),
     seed=20261206,
+    chunk=25,
 )
 BENCHMARKS = {V1.version: V1}
 

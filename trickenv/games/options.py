@@ -69,6 +69,8 @@ class Option:
     it may read other options, resolved (``opts[name]``) or as given (``opts.given``), and
     reading one resolves it first, so the order of the checks follows what they read.
     ``values`` are the values allowed and ``comment`` what the option does, as the docs say them.
+    ``label`` names the option in a person's words (the web table's form), and ``choices`` gives each value of
+    a closed set its words, ``((value, words), ...)`` (empty: the value is typed).
     """
 
     name: str
@@ -77,6 +79,8 @@ class Option:
     comment: str
     check: OptionCheck
     default_text: str | None = None
+    label: str = ""
+    choices: tuple[tuple[Any, str], ...] = ()
 
     @property
     def default_doc(self) -> str:

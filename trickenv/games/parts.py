@@ -74,7 +74,11 @@ class GameText:
     - ``deal_facts(spec, info, words)``: lines after a deal (``info``: its record).
     - ``action_rows(spec)``: the action ids as the docs list them, ``(ids, action, when)`` per range of ids
       (the action table of the game's docs page, ``python -m trickenv.env_pages``).
+    - ``title`` and ``tagline``: the game's name and one line on what makes it special (the web table's start).
     """
+
+    title: str = ""
+    tagline: str = ""
 
     describe_action: Callable[["GameSpec", int], str] = lambda spec, a: str(a)
     render: Callable[["GameSpec", State, int], str] = _plain_table

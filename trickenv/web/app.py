@@ -6,8 +6,10 @@ Routes (every error is ``{"error": message}`` with a 4xx status and changes noth
 ``GET /``                                  the page (sets the session cookie)
 ``GET /static/...``                        its script and style (no build step)
 ``GET /api/games``                         games, their options, the agents a page may seat
-``POST /api/spec``                         ``{game, options}`` -> players (checks the options)
-``POST /api/play``                         ``{game, options, seat, opponents, deals, seed}``: a new table
+``POST /api/spec``                         ``{game, options}`` -> players, the agents that fit (checks the options)
+``POST /api/play``                         ``{game, options, seat, opponents, deals, seed}``: a new table;
+                                           ``{..., watch: true, agents}``: agents in every seat, to watch
+``POST /api/play/step``                    watching: the next agent's move
 ``GET /api/play``                          the session's table as the person sees it
 ``POST /api/play/move``                    ``{action}``: the person's move, then the agents'
 ``POST /api/play/hint``                    the search's value of each of your legal moves (asked only)
@@ -36,7 +38,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from trickenv.web.sessions import (IDLE_SECONDS, MAX_SESSIONS, PlayTable, Replay, RequestError, Session, Sessions,
-                                   game_options, games_info)
+                                   fitting_agents, game_options, games_info)
 
 COOKIE = "trickenv_session"
 MAX_BODY = 32 * 1024 * 1024  # bytes of a request body (a records file of ~20,000 deals)
@@ -94,7 +96,8 @@ def create_app(max_sessions: int = MAX_SESSIONS, idle_seconds: float = IDLE_SECO
 
         options = game_options(data.get("game"), data.get("options"))
         s = trickenv.make_spec(data["game"], **options)
-        return {"game": s.name, "players": s.num_players}
+        agents = await run_in_threadpool(fitting_agents, s, extra)
+        return {"game": s.name, "players": s.num_players, "agents": agents}
 
     async def play_new(request: Request, session: Session) -> Any:
         data = await body(request)
@@ -116,6 +119,12 @@ def create_app(max_sessions: int = MAX_SESSIONS, idle_seconds: float = IDLE_SECO
         if "action" not in data:
             raise RequestError("a move needs 'action': the id of a legal action (the page sends it)")
         await run_in_threadpool(table.move, data["action"])
+        return await run_in_threadpool(table.state)
+
+    async def play_step(request: Request, session: Session) -> Any:
+        await body(request)
+        table = current(session)
+        await run_in_threadpool(table.step)
         return await run_in_threadpool(table.state)
 
     async def play_hint(request: Request, session: Session) -> Any:
@@ -169,6 +178,7 @@ def create_app(max_sessions: int = MAX_SESSIONS, idle_seconds: float = IDLE_SECO
         Route("/api/play", handler(play_new), methods=["POST"]),
         Route("/api/play", handler(play_state), methods=["GET"]),
         Route("/api/play/move", handler(play_move), methods=["POST"]),
+        Route("/api/play/step", handler(play_step), methods=["POST"]),
         Route("/api/play/hint", handler(play_hint), methods=["POST"]),
         Route("/api/play/review", handler(play_review), methods=["POST"]),
         Route("/api/replay", handler(replay_open), methods=["POST"]),

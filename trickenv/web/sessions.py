@@ -84,9 +84,11 @@ def games_info(extra_agents: tuple[str, ...] = ()) -> dict[str, Any]:
     for game in trickenv.GAMES:
         spec = trickenv.make_spec(game)
         out[game] = {
-            "players": spec.num_players,
-            "options": [{"name": o.name, "value": literal(spec.options[o.name]), "default": o.default_doc,
-                         "allowed": o.values, "comment": o.comment, "match": o.name in MATCH_OPTIONS}
+            "title": spec.text.title, "tagline": spec.text.tagline, "players": spec.num_players,
+            "options": [{"name": o.name, "label": o.label, "value": literal(spec.options[o.name]),
+                         "default": o.default_doc, "allowed": o.values, "comment": o.comment,
+                         "choices": [{"value": literal(v), "text": t} for v, t in o.choices],
+                         "match": o.name in MATCH_OPTIONS}
                         for o in spec.option_table],
         }
     return {"games": out, "agents": list(web_agents()) + [a for a in extra_agents if a not in web_agents()]}
@@ -117,20 +119,17 @@ class PlayTable:
         seed = _int(body, "seed", None, "an integer or empty")
         if not 1 <= deals <= MAX_DEALS:
             raise RequestError(f"deals must be 1..{MAX_DEALS}, got {deals}")
-        opponents = body.get("opponents", ["rules"])
-        if isinstance(opponents, str):
-            opponents = [x.strip() for x in opponents.split(",") if x.strip()]
-        if not isinstance(opponents, list) or not opponents or not all(isinstance(x, str) for x in opponents):
-            raise RequestError("opponents must be a list of agent names, e.g. [\"rules\", \"pimc\"]")
-        allowed = web_agents() + tuple(extra_agents)
-        bad = [x for x in opponents if x not in allowed]
-        if bad:
-            known = set(agent_names())
-            why = "" if bad[0].partition(":")[0] not in known else " (a page seats agents by their names alone)"
-            raise RequestError(f"unknown agent {bad[0]!r}{why}; choose from {', '.join(allowed)}")
+        self.watch = body.get("watch", False)
+        if not isinstance(self.watch, bool):
+            raise RequestError(f"watch must be true or false, got {self.watch!r}")
+        key = "agents" if self.watch else "opponents"
+        opponents = _agent_list(body.get(key, ["rules"]), key, web_agents() + tuple(extra_agents))
         self.out = io.StringIO()
         try:
-            names = seat_names(spec.num_players, seat, opponents)
+            if self.watch:  # every seat an agent, in turn from seat 0
+                names: list[str | None] = [opponents[q % len(opponents)] for q in range(spec.num_players)]
+            else:
+                names = seat_names(spec.num_players, seat, opponents)
             self.table = Table(game, names, deals=deals, seed=seed, options=options, output=self.out)
         except ValueError as e:
             raise RequestError(str(e)) from None
@@ -141,7 +140,23 @@ class PlayTable:
         self.error: str | None = None
         with self.lock:
             self.table.start()
-            self._bots()
+            if not self.watch:
+                self._bots()
+            self._read()
+
+    def step(self) -> None:
+        """Watching: the next agent's move (the page asks for them one at a time, to show each)."""
+        if not self.watch:
+            raise RequestError("this table has a person at it: the agents move after your move", 409)
+        if not self.lock.acquire(blocking=False):
+            raise RequestError("the table is busy: the agent is still thinking", 409)
+        try:
+            if self.table.finished:
+                raise RequestError("the deals are over: start a new table", 409)
+            self.table.apply(self.table.bot_action())
+            self._read()
+        finally:
+            self.lock.release()
 
     def _read(self) -> None:
         text = self.out.getvalue()
@@ -216,8 +231,8 @@ class PlayTable:
     def state(self) -> dict[str, Any]:
         """The person's view (``Table.view``), the narration so far and, when over, the summary."""
         with self.lock:
-            view = self.table.view()
-        view.update(log=list(self.log), options={k: _plain(v) for k, v in self.options.items()})
+            view = self.table.view(reveal=self.watch)  # a spectator sees every hand
+        view.update(log=list(self.log), options={k: _plain(v) for k, v in self.options.items()}, watch=self.watch)
         return view
 
 
@@ -248,6 +263,35 @@ def review_json(game: str, record: dict[str, Any], seat: int, options: dict[str,
     searched = [m.loss for m in moves if m.valued]
     return {"deal": deal, "seat": seat, "seed": seed, "lost": round(float(sum(searched)), 4),
             "searched": len(searched), "moves": [m.as_dict(spec) for m in moves]}
+
+
+def _agent_list(value: Any, key: str, allowed: tuple[str, ...]) -> list[str]:
+    """A request's list of agent names (a list, or one comma-separated string), each one the page may seat."""
+    if isinstance(value, str):
+        value = [x.strip() for x in value.split(",") if x.strip()]
+    if not isinstance(value, list) or not value or not all(isinstance(x, str) for x in value):
+        raise RequestError(f"{key} must be a list of agent names, e.g. [\"rules\", \"pimc\"]")
+    bad = [x for x in value if x not in allowed]
+    if bad:
+        known = set(agent_names())
+        why = "" if bad[0].partition(":")[0] not in known else " (a page seats agents by their names alone)"
+        raise RequestError(f"unknown agent {bad[0]!r}{why}; choose from {', '.join(allowed)}")
+    return value
+
+
+def fitting_agents(spec: Any, extra_agents: tuple[str, ...] = ()) -> list[str]:
+    """The agents a page may seat that can play ``spec`` (the shipped ``model`` plays the variants it was
+    trained on)."""
+    from trickenv.agents import make_agent
+
+    out = []
+    for name in web_agents() + tuple(a for a in extra_agents if a not in web_agents()):
+        try:
+            make_agent(name, spec, seed=0)
+        except (ValueError, OSError, ImportError):
+            continue
+        out.append(name)
+    return out
 
 
 def _plain(value: Any) -> Any:

@@ -441,19 +441,25 @@ def deal_score(points: int, par: int) -> int:
 
 OPTIONS = (
     Option("num_players", 3, "3 | 4", "10 cards to each seat and 2 set aside with 3 players, 8 each with 4.",
-           one_of(3, 4)),
+           one_of(3, 4), label="Players", choices=((3, "3 (two cards set aside)"), (4, "4"))),
     Option("partnership", False, "True | False",
-           "4 players only: seats 0+2 play against 1+3 and score their card points together.", _check_partnership),
+           "4 players only: seats 0+2 play against 1+3 and score their card points together.", _check_partnership,
+           label="Partnerships", choices=((False, "each for themselves"), (True, "two against two (4 players)"))),
     Option("ranking", "skat", " | ".join(map(literal, RANKINGS)),
            'the card order: "skat" A > 10 > K > Q > J > 9 > 8 > 7 in every suit; "natural" A > K > Q > J > 10 > ...; '
-           '"trump_ten" natural except in the trump suit, where the 10 ranks just below the ace.', one_of(*RANKINGS)),
+           '"trump_ten" natural except in the trump suit, where the 10 ranks just below the ace.', one_of(*RANKINGS),
+           label="Card order", choices=(("skat", "A 10 K Q J 9 8 7"), ("natural", "A K Q J 10 9 8 7"),
+                                        ("trump_ten", "A K Q J 10 9 8 7, in trump A 10 K Q J 9 8 7"))),
     Option("switch_ranks", SWITCH_RANKS[0], " | ".join(map(literal, SWITCH_RANKS)),
            "the ranks whose cards change trump (with the jacks: Double Farbwechsel; (): none, the dealer's trump "
-           "stays, a control variant for measuring what switching is worth).", _check_switch_ranks),
+           "stays, a control variant for measuring what switching is worth).", _check_switch_ranks,
+           label="Cards that change trump", choices=((("Q",), "queens"), (("Q", "J"), "queens and jacks"),
+                                                     ((), "none: trump stays"))),
     Option("switch_mode", "last_suit", " | ".join(map(literal, SWITCH_MODES)),
            "the suit of the trick's last switching card becomes trump, or each switching card moves trump one suit "
-           "along C, S, H, D (Fixed Farbwechsel).", one_of(*SWITCH_MODES)),
-    Option("rounds", 1, "an integer >= 1", "deals per episode.", at_least(1)),
+           "along C, S, H, D (Fixed Farbwechsel).", one_of(*SWITCH_MODES), label="How trump changes",
+           choices=(("last_suit", "to the suit of the last one in the trick"), ("cycle", "one suit on, per card"))),
+    Option("rounds", 1, "an integer >= 1", "deals per episode.", at_least(1), label="Deals in a match"),
 )
 
 

@@ -71,5 +71,8 @@ def illegal_reason(spec: GameSpec, state: State, g: int, seat: int, a: int, move
     return trump_reason(spec, state, g, a, legal)
 
 
-GAME_TEXT = GameText(describe_action=describe_action, action_rows=action_rows, render=render, illegal_reason=illegal_reason,
-                     deal_facts=deal_facts)
+GAME_TEXT = GameText(
+    title="Farbwechsel",
+    tagline="Skat cards, 3 or 4 players: the last queen played in a trick makes her suit trump.",
+    describe_action=describe_action, action_rows=action_rows, render=render, illegal_reason=illegal_reason,
+    deal_facts=deal_facts)

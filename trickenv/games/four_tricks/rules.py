@@ -430,18 +430,23 @@ def _check_win_at(name: str, value: Any, opts: OptionValues) -> int | None:
 
 
 OPTIONS = (
-    Option("deck", 48, "48 | 52", "the deck; 16 cards to each seat, or 17 and one card left undealt.", one_of(48, 52)),
+    Option("deck", 48, "48 | 52", "the deck; 16 cards to each seat, or 17 and one card left undealt.", one_of(48, 52),
+           label="Deck", choices=((48, "48 cards, 16 each"), (52, "52 cards, 17 each"))),
     Option("trump", _default_trump, '"dealer" | "none" | "turn_up"',
            "the dealer names trump, there is none, or the undealt card is turned up and its suit is trump "
-           "(deck=52 only).", _check_trump, default_text='"dealer" with 48 cards, "turn_up" with 52'),
-    Option("bidding", False, "True | False", "every seat bids a number of tricks, and its bid is its target.", a_bool),
+           "(deck=52 only).", _check_trump, default_text='"dealer" with 48 cards, "turn_up" with 52', label="Trump",
+           choices=(("dealer", "the dealer names it"), ("none", "no trump"), ("turn_up", "the undealt card's suit"))),
+    Option("bidding", False, "True | False", "every seat bids a number of tricks, and its bid is its target.", a_bool,
+           label="Bidding", choices=((False, "no: one target for all"), (True, "yes: each bids its target"))),
     Option("target", None, "0 .. cards per seat", "the number of tricks to take exactly.", _check_target,
-           default_text=f"{DEFAULT_TARGET}; none with bidding or target_schedule"),
+           default_text=f"{DEFAULT_TARGET}; none with bidding or target_schedule", label="Tricks to take"),
     Option("target_schedule", None, f'"default" {DEFAULT_SCHEDULE} | a list of targets',
-           "one target per deal, in turn.", _check_schedule),
+           "one target per deal, in turn.", _check_schedule,
+           label="Targets deal by deal"),
     Option("rounds", None, "an integer >= 1", "deals per episode.", _check_rounds,
-           default_text="1, the schedule's length, or unlimited with win_at"),
-    Option("win_at", None, "an integer >= 1", "the match ends once a total reaches it.", _check_win_at),
+           default_text="1, the schedule's length, or unlimited with win_at", label="Deals in a match"),
+    Option("win_at", None, "an integer >= 1", "the match ends once a total reaches it.", _check_win_at,
+           label="Match ends at a total of"),
 )
 
 

@@ -87,5 +87,8 @@ def illegal_reason(spec: GameSpec, state: State, g: int, seat: int, a: int, move
     return f"{name} is not possible now{legal}"
 
 
-GAME_TEXT = GameText(describe_action=describe_action, action_rows=action_rows, render=render, illegal_reason=illegal_reason,
-                     deal_facts=deal_facts)
+GAME_TEXT = GameText(
+    title="Four Tricks",
+    tagline="3 players: take exactly your target number of tricks, no more and no fewer.",
+    describe_action=describe_action, action_rows=action_rows, render=render, illegal_reason=illegal_reason,
+    deal_facts=deal_facts)

@@ -594,8 +594,9 @@ def card_table() -> np.ndarray:
 OPTIONS = (
     Option("partner_from", "first_batch", " | ".join(map(literal, PARTNER_MODES)),
            "whose hand decides the partner: the holder of the called card among the other seats' first 4 cards, "
-           "or its holder after the full deal.", one_of(*PARTNER_MODES)),
-    Option("rounds", 1, "an integer >= 1", "deals per episode.", at_least(1)),
+           "or its holder after the full deal.", one_of(*PARTNER_MODES), label="The partner holds the called card",
+           choices=(("first_batch", "in the first 4 cards"), ("full_hand", "anywhere in the hand"))),
+    Option("rounds", 1, "an integer >= 1", "deals per episode.", at_least(1), label="Deals in a match"),
 )
 
 

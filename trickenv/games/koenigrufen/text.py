@@ -149,5 +149,8 @@ def illegal_reason(spec: GameSpec, state: State, g: int, seat: int, a: int, move
     return f"{spec.action_str(a)} is not possible: only one hundred or all tricks may be declared in a deal{legal}"
 
 
-GAME_TEXT = GameText(describe_action=describe_action, action_rows=action_rows, render=render, illegal_reason=illegal_reason,
-                     play_news=play_news, turn_notes=turn_notes, deal_facts=deal_facts)
+GAME_TEXT = GameText(
+    title="King Calling (Königrufen)",
+    tagline="4 players: the caller names a card; its holder becomes a secret partner, unknown until the card is played.",
+    describe_action=describe_action, action_rows=action_rows, render=render, illegal_reason=illegal_reason,
+    play_news=play_news, turn_notes=turn_notes, deal_facts=deal_facts)

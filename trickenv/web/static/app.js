@@ -29,47 +29,56 @@ function el(tag, attrs = {}, text = "") {
   return node;
 }
 
-function cardNode(card, tag = "span", who = null) {
-  const node = el(tag, { class: `card suit-${card.suit}`, "data-card": String(card.card) });
-  node.append(document.createTextNode(card.text));
-  if (who !== null) node.append(el("span", { class: "who" }, who));
-  return node;
+// ------------------------------------------------------------------ the start screen
+let GAME = null;          // the chosen game's id
+let FITTING = [];         // the agents that can play the chosen variant (/api/spec)
+let LAST = null;          // the last state drawn (to see trump change)
+let WATCH_TIMER = null;   // watching: the timer that asks for the next move
+
+function chooseGame(game) {
+  GAME = game;
+  for (const b of $("games").querySelectorAll(".game-card")) {
+    const chosen = b.dataset.game === game;
+    b.classList.toggle("chosen", chosen);
+    b.setAttribute("aria-checked", chosen ? "true" : "false");
+  }
+  renderOptions();
+  updateSeats();
 }
 
-function seatLabel(state, seat) {
-  return state.you === seat ? "you" : `P${seat}`;
-}
-
-// ------------------------------------------------------------------ the play form
-function choices(allowed) {
-  // "3 | 4" or '"skat" | "natural"' become a list of choices; anything else is typed.
-  const parts = allowed.split(" | ").map((x) => x.trim());
-  if (parts.length < 2 || parts.some((x) => !/^(".*"|True|False|-?\d+|\(.*\))$/.test(x))) return null;
-  return parts.map((x) => x.replace(/^"(.*)"$/, "$1"));
+function renderGames() {
+  const box = $("games");
+  box.replaceChildren();
+  for (const [game, info] of Object.entries(INFO.games)) {
+    const b = el("button", { type: "button", class: "game-card", "data-game": game, role: "radio" });
+    b.append(el("h3", {}, info.title), el("p", {}, info.tagline));
+    b.addEventListener("click", () => chooseGame(game));
+    box.append(b);
+  }
 }
 
 function renderOptions() {
-  const game = $("game").value;
+  // Each option by its label, its values in words where the game gives them, its meaning below.
   const box = $("options");
   box.replaceChildren();
-  for (const opt of INFO.games[game].options) {
+  for (const opt of INFO.games[GAME].options) {
+    if (opt.match) continue;  // a match's options: the page plays "Deals" deals with running totals instead
     const shown = opt.value.replace(/^"(.*)"$/, "$1");
-    const list = choices(opt.allowed);
     let input;
-    if (list) {
+    if (opt.choices.length) {
       input = el("select", { id: `opt-${opt.name}`, name: opt.name });
-      for (const c of list) input.append(el("option", { value: c }, c));
-      if (!list.includes(shown)) input.append(el("option", { value: shown }, shown));
+      for (const c of opt.choices) input.append(el("option", { value: c.value.replace(/^"(.*)"$/, "$1") }, c.text));
       input.value = shown;
     } else {
       input = el("input", { id: `opt-${opt.name}`, name: opt.name, type: "text", value: shown === "None" ? "" : shown });
+      input.placeholder = opt.default;
     }
     input.dataset.initial = input.value;
-    input.title = opt.comment;
     input.addEventListener("change", updateSeats);
-    const label = el("label", {}, opt.name);
-    label.title = opt.comment;
+    const label = el("label", {}, opt.label);
     label.append(input);
+    if (!opt.choices.length) label.append(el("span", { class: "what" }, opt.comment));  // choices speak for themselves
+    else input.title = opt.comment;
     box.append(label);
   }
 }
@@ -83,14 +92,30 @@ function chosenOptions() {
   return out;
 }
 
+function watching() { return $("mode-watch").checked; }
+
+function seatWord(k, players) {
+  // Where seat k of the others sits, seen from the person's seat.
+  if (k === 1) return "Left of you";
+  if (k === players - 1) return "Right of you";
+  return "Across from you";
+}
+
+let SEATS_ASKED = 0;       // the latest /api/spec asked (an older answer is dropped)
+
 async function updateSeats() {
-  const msg = $("message");
+  const msg = $("form-message");
+  const asked = ++SEATS_ASKED;
+  document.body.dataset.seats = "pending";
   let players;
   try {
-    players = (await api("POST", "/api/spec", { game: $("game").value, options: chosenOptions() })).players;
+    const spec = await api("POST", "/api/spec", { game: GAME, options: chosenOptions() });
+    if (asked !== SEATS_ASKED) return;
+    players = spec.players;
+    FITTING = spec.agents;
     msg.textContent = "";
   } catch (e) {
-    msg.textContent = e.message;
+    if (asked === SEATS_ASKED) { msg.textContent = e.message; document.body.dataset.seats = "ready"; }
     return;
   }
   const seat = $("seat");
@@ -98,30 +123,50 @@ async function updateSeats() {
   seat.replaceChildren();
   for (let p = 0; p < players; p++) seat.append(el("option", { value: String(p) }, `P${p}`));
   seat.value = old && Number(old) < players ? old : "0";
+  $("seat-label").hidden = watching();
   const box = $("opponents");
   const before = [...box.querySelectorAll("select")].map((s) => s.value);
   box.replaceChildren();
-  for (let k = 1; k < players; k++) {
+  const count = watching() ? players : players - 1;
+  const defaults = ["search", "model"].filter((a) => FITTING.includes(a));
+  for (let k = 1; k <= count; k++) {
     const sel = el("select", { id: `opponent-${k}`, name: `opponent-${k}` });
-    for (const a of INFO.agents) sel.append(el("option", { value: a }, a));
-    sel.value = before[k - 1] || "rules";
-    const label = el("label", {}, k === 1 ? "Left of you" : `${k} seats on`);
+    for (const a of FITTING) sel.append(el("option", { value: a }, a));
+    const wanted = before[k - 1] && FITTING.includes(before[k - 1]) ? before[k - 1] : defaults[(k - 1) % Math.max(1, defaults.length)];
+    sel.value = wanted || "rules";
+    const label = el("label", {}, watching() ? `P${k - 1}` : seatWord(k, players));
     label.append(sel);
     box.append(label);
   }
+  document.body.dataset.seats = "ready";
 }
 
 async function startTable(event) {
   event.preventDefault();
-  const opponents = [...$("opponents").querySelectorAll("select")].map((s) => s.value);
-  const body = { game: $("game").value, options: chosenOptions(), seat: Number($("seat").value), opponents,
-                 deals: Number($("deals").value || 1), seed: $("seed").value.trim() === "" ? null : $("seed").value.trim() };
+  const agents = [...$("opponents").querySelectorAll("select")].map((s) => s.value);
+  const body = { game: GAME, options: chosenOptions(), deals: Number($("deals").value || 1),
+                 seed: $("seed").value.trim() === "" ? null : $("seed").value.trim() };
+  if (watching()) { body.watch = true; body.agents = agents; } else { body.seat = Number($("seat").value); body.opponents = agents; }
   await busy(async () => {
     const state = await api("POST", "/api/play", body);
-    $("table").hidden = false;
-    $("message").textContent = "";
-    renderTable(state);
-  }, $("message"));
+    showTable(state);
+  }, $("form-message"));
+}
+
+function showTable(state) {
+  $("play-form").hidden = true;
+  $("table").hidden = false;
+  $("message").textContent = "";
+  LAST = null;
+  $("review").hidden = true;
+  renderTable(state);
+  if (state.watch) watchOn(); else watchOff();
+}
+
+function newTable() {
+  watchOff();
+  $("table").hidden = true;
+  $("play-form").hidden = false;
 }
 
 async function busy(fn, messageNode) {
@@ -138,37 +183,95 @@ async function busy(fn, messageNode) {
 }
 
 // ------------------------------------------------------------------ the table
+function position(state, seat) {
+  // Seats around the table, the person (or P0 when watching) at the bottom, the others clockwise.
+  const n = state.seats.length;
+  const me = state.you === null ? 0 : state.you;
+  const r = (seat - me + n) % n;
+  if (r === 0) return "bottom";
+  if (n === 3) return r === 1 ? "left" : "right";
+  return ["bottom", "left", "top", "right"][r];
+}
+
+function cardFace(card, tag = "span") {
+  const node = el(tag, { class: `card suit-${card.suit}`, "data-card": String(card.card) });
+  const pip = card.text.slice(-1);
+  node.append(el("span", { class: "rank" }, card.text.slice(0, -1)), el("span", { class: "pip" }, pip));
+  node.title = card.text;
+  return node;
+}
+
 function renderTable(state) {
-  const trump = state.trump ? `trump ${state.trump.symbol} ${state.trump.name}` : "no trump";
+  const info = INFO.games[state.game];
   const deals = state.deals ? ` of ${state.deals}` : "";
   let turn;
   if (state.finished) turn = "the deals are over";
   else if (state.your_turn) turn = "your turn";
-  else turn = `P${state.to_act} to act`;
-  $("status").textContent = `${state.game} · deal ${state.deal}${deals} · dealer ${seatLabel(state, state.dealer)} · ` +
-    `${trump} · trick ${Math.min(state.trick_no + 1, 99)} · ${turn}`;
+  else turn = `${state.seats[state.to_act].name} (P${state.to_act}) to play`;
+  $("status").textContent = `${info.title} · deal ${state.deal}${deals} · dealer P${state.dealer} · ` +
+    `trick ${Math.min(state.trick_no + 1, 99)} · ${turn}`;
+  $("status").dataset.game = state.game;
   $("status").dataset.finished = state.finished ? "1" : "0";
   $("status").dataset.yourTurn = state.your_turn ? "1" : "0";
-  $("facts").textContent = state.facts.join(" · ");
 
-  const seats = $("seats");
-  seats.replaceChildren();
-  for (const s of state.seats) {
-    const box = el("div", { class: "seat" + (s.seat === state.to_act ? " to-act" : "") + (s.seat === state.you ? " you" : ""),
-                            id: `seat-${s.seat}` });
-    box.append(el("div", {}, `P${s.seat} ${s.name}`));
-    box.append(el("div", {}, `tricks ${s.tricks}` + (state.has_points ? ` · points ${s.points}` : "") +
-                             (state.scores.length ? ` · total ${s.total >= 0 ? "+" : ""}${s.total}` : "")));
-    seats.append(box);
+  // trump: a badge that changes visibly, with the moment named
+  const badge = $("trump-badge");
+  const trump = state.trump ? state.trump.suit : -1;
+  badge.replaceChildren();
+  if (state.trump) {
+    badge.append(el("span", { class: `sym suit-${state.trump.suit}` }, state.trump.symbol), document.createTextNode(` ${state.trump.name} trump`));
+  } else badge.append(document.createTextNode("no trump"));
+  badge.dataset.suit = String(trump);
+  const changed = LAST && LAST.deal === state.deal && LAST.trump && state.trump && LAST.trump.suit !== trump;
+  const said = state.log.filter((x) => x.includes("TRUMP CHANGES"));
+  if (changed) {
+    badge.classList.remove("changed");
+    void badge.offsetWidth;  // restart the animation
+    badge.classList.add("changed");
+    $("change-banner").textContent = said.length ? said[said.length - 1].replace(/\*+/g, "").trim() : "trump changes";
+  } else if (LAST && LAST.deal !== state.deal) {
+    badge.classList.remove("changed");
+    $("change-banner").textContent = "";
   }
-  drawTrick($("trick"), state.trick, state);
-  drawTrick($("last-trick"), state.last_trick ? state.last_trick.cards : [], state);
 
+  // the seats around the felt
+  const felt = $("felt");
+  for (const old of felt.querySelectorAll(".seat")) old.remove();
+  for (const s of state.seats) {
+    const box = el("div", { class: `seat pos-${position(state, s.seat)}` + (s.seat === state.to_act ? " to-act" : "") +
+                                   (s.seat === state.you ? " you" : ""), id: `seat-${s.seat}` });
+    box.append(el("div", { class: "name" }, `P${s.seat} ${s.name === "you" ? "" : s.name}`.trim()));
+    const badges = el("div", { class: "badges" });
+    badges.append(el("span", {}, `tricks ${s.tricks}`));
+    if (state.has_points) badges.append(el("span", {}, `${s.points} points`));
+    if (s.seat === state.dealer) badges.append(el("span", {}, "dealer"));
+    if (state.scores.length) badges.append(el("span", {}, `total ${s.total >= 0 ? "+" : ""}${s.total}`));
+    box.append(badges);
+    if (state.hands && state.watch) {
+      const cards = el("div", { class: "cards" });
+      for (const c of state.hands[s.seat]) cards.append(cardFace(c));
+      box.append(cards);
+    }
+    felt.append(box);
+  }
+  // the trick, each card before the seat that played it
+  const trick = $("trick");
+  trick.replaceChildren();
+  for (const c of state.trick) {
+    const node = cardFace(c);
+    node.classList.add(`slot-${position(state, c.seat)}`);
+    node.append(el("span", { class: "who" }, c.seat === state.you ? "you" : `P${c.seat}`));
+    trick.append(node);
+  }
+  const facts = $("facts");
+  facts.replaceChildren();
+  for (const f of state.facts) facts.append(el("span", {}, f));
   $("notes").textContent = (state.notes || []).join(" ");
+
   const hand = $("hand");
   hand.replaceChildren();
   for (const card of state.hand || []) {
-    const button = cardNode(card, "button");
+    const button = cardFace(card, "button");
     button.type = "button";
     button.classList.add(card.legal ? "legal" : "illegal");
     button.addEventListener("click", () => move(card.card));
@@ -181,16 +284,40 @@ function renderTable(state) {
     button.addEventListener("click", () => move(m.action));
     moves.append(button);
   }
+  $("hint-button").hidden = state.watch || state.finished;
+  $("hint-button").disabled = !state.your_turn;
+  $("hint-note").hidden = true;
+  $("pause-button").hidden = !state.watch || state.finished;
+  $("review-button").hidden = !state.scores.length;
+  if (state.scores.length) $("review-button").textContent = `Review deal ${state.scores.length}`;
+  drawLastTrick(state);
   const log = $("log");
   log.replaceChildren();
   for (const line of state.log) log.append(el("li", { class: line.includes("TRUMP CHANGES") ? "trump-change" : "" }, line));
   log.scrollTop = log.scrollHeight;
   renderResults(state);
+  LAST = state;
+}
+
+function drawLastTrick(state) {
+  const box = $("last-trick");
+  box.replaceChildren();
+  if (!state.last_trick) { box.append(el("span", {}, "no trick finished yet")); return; }
+  box.append(el("span", {}, `trick ${state.last_trick.trick + 1}, won by P${state.last_trick.winner}:`));
+  for (const c of state.last_trick.cards) {
+    const node = cardFace(c);
+    node.append(el("span", { class: "who" }, c.seat === state.you ? "you" : `P${c.seat}`));
+    box.append(node);
+  }
 }
 
 function drawTrick(node, cards, state) {
   node.replaceChildren();
-  for (const c of cards) node.append(cardNode(c, "span", seatLabel(state, c.seat)));
+  for (const c of cards) {
+    const face = cardFace(c);
+    face.append(el("span", { class: "who" }, `P${c.seat}`));
+    node.append(face);
+  }
 }
 
 function renderResults(state) {
@@ -219,6 +346,86 @@ async function move(action) {
   }, $("message"));
 }
 
+function signed(x) { return (x >= 0 ? "+" : "") + x.toFixed(2); }
+
+async function hint() {
+  await busy(async () => {
+    const h = await api("POST", "/api/play/hint", {});
+    for (const m of h.moves) {
+      const node = document.querySelector(`#hand [data-card="${m.action}"], #moves [data-action="${m.action}"]`);
+      if (!node) continue;
+      for (const old of node.querySelectorAll(".value")) old.remove();
+      if (m.value === null) continue;
+      const tag = el("span", { class: "value" }, signed(m.value));
+      tag.title = `${m.text}: ${signed(m.value)} a deal on average over the search's worlds, spread ±${m.spread.toFixed(2)}`;
+      node.append(tag);
+      node.classList.toggle("best", m.action === h.best);
+    }
+    const note = $("hint-note");
+    note.hidden = false;
+    note.textContent = h.searched
+      ? `The search would play ${h.best_text}. A value is your mean score over the deals it sampled from what you can see; ` +
+        "the spread (hover) says how much those deals disagree."
+      : `The search does not value this decision (it leaves it to the rule-based player, which would choose ${h.best_text}).`;
+  }, $("message"));
+}
+
+function reviewTable(review, node) {
+  node.replaceChildren();
+  node.hidden = false;
+  node.append(el("h3", {}, `Review of P${review.seat}, deal ${review.deal + 1}: lost ${review.lost.toFixed(2)} over ` +
+                           `${review.searched} valued moves`));
+  const table = el("table");
+  const head = el("tr");
+  for (const h of ["trick", "played", "best", "played's value", "best's value", "lost"]) head.append(el("th", {}, h));
+  table.append(head);
+  for (const m of review.moves) {
+    const values = Object.fromEntries(m.moves.map((x) => [x.action, x.value]));
+    const best = m.searched ? Math.max(...m.moves.filter((x) => x.value !== null).map((x) => x.value)) : null;
+    const tr = el("tr", { class: (m.loss !== null && m.loss > 0.005 ? "lost" : "") + (m.trump_change ? " trump-change" : "") });
+    tr.dataset.step = String(m.step);
+    const played = values[m.played];
+    tr.append(el("td", {}, String(m.trick + 1)), el("td", {}, m.played_text + (m.trump_change ? ` (trump ${m.trump_change})` : "")),
+              el("td", {}, m.best_text), el("td", {}, played == null ? "" : signed(played)),
+              el("td", {}, best === null ? "" : signed(best)), el("td", {}, m.loss === null ? "not valued" : m.loss.toFixed(2)));
+    table.append(tr);
+  }
+  node.append(table);
+}
+
+async function review() {
+  await busy(async () => {
+    reviewTable(await api("POST", "/api/play/review", {}), $("review"));
+  }, $("message"));
+}
+
+// ------------------------------------------------------------------ watching
+function watchOn() {
+  watchOff();
+  $("pause-button").textContent = "Pause";
+  WATCH_TIMER = setInterval(watchStep, 700);
+}
+
+function watchOff() {
+  if (WATCH_TIMER !== null) clearInterval(WATCH_TIMER);
+  WATCH_TIMER = null;
+}
+
+let STEPPING = false;
+async function watchStep() {
+  if (STEPPING) return;
+  if (!LAST || LAST.finished) { watchOff(); return; }
+  STEPPING = true;
+  try {
+    renderTable(await api("POST", "/api/play/step", {}));
+  } catch (e) {
+    $("message").textContent = e.message;
+    watchOff();
+  } finally {
+    STEPPING = false;
+  }
+}
+
 // ------------------------------------------------------------------ replay
 async function openRecord(event) {
   event.preventDefault();
@@ -239,6 +446,7 @@ async function openRecord(event) {
     sel.replaceChildren();
     for (const d of REPLAY.deals) sel.append(el("option", { value: String(d.index) }, d.label));
     $("replay").hidden = false;
+    $("replay-review").hidden = true;
     await showFrame(0, 0);
   } catch (e) {
     msg.textContent = e.message;
@@ -274,13 +482,30 @@ async function showFrame(deal, step) {
     const s = f.seats[seat];
     row.append(el("span", { class: "name" }, `P${seat} ${s.name} · tricks ${s.tricks}` + (f.has_points ? ` · ${s.points} pts` : "")));
     const box = el("div", { class: "cards" });
-    for (const c of cards) box.append(cardNode(c));
+    for (const c of cards) box.append(cardFace(c));
     row.append(box);
     hands.append(row);
   });
   const lines = $("replay-lines");
   lines.replaceChildren();
   for (const line of f.lines) lines.append(el("li", { class: line.includes("TRUMP CHANGES") ? "trump-change" : "" }, line));
+  const seat = $("replay-seat");
+  if (seat.options.length !== f.seats.length) {
+    seat.replaceChildren();
+    for (const s of f.seats) seat.append(el("option", { value: String(s.seat) }, `P${s.seat} ${s.name}`));
+  }
+}
+
+async function replayReview() {
+  if (!FRAME) return;
+  const msg = $("replay-message");
+  try {
+    const r = await api("POST", `/api/replay/${REPLAY.id}/${FRAME.deal_index}/review`, { seat: Number($("replay-seat").value) });
+    msg.textContent = "";
+    reviewTable(r, $("replay-review"));
+  } catch (e) {
+    msg.textContent = e.message;
+  }
 }
 
 function replayNav(kind) {
@@ -308,27 +533,30 @@ function showTab(name) {
 
 async function init() {
   INFO = await api("GET", "/api/games");
-  for (const game of Object.keys(INFO.games)) {
-    $("game").append(el("option", { value: game }, game));
-    $("replay-game").append(el("option", { value: game }, game));
-  }
-  $("game").addEventListener("change", () => { renderOptions(); updateSeats(); });
+  for (const [game, info] of Object.entries(INFO.games)) $("replay-game").append(el("option", { value: game }, info.title));
+  renderGames();
   $("play-form").addEventListener("submit", startTable);
+  for (const m of ["mode-play", "mode-watch"]) $(m).addEventListener("change", updateSeats);
   $("replay-form").addEventListener("submit", openRecord);
-  $("replay-deal").addEventListener("change", () => showFrame(Number($("replay-deal").value), 0));
+  $("replay-deal").addEventListener("change", () => { $("replay-review").hidden = true; showFrame(Number($("replay-deal").value), 0); });
+  $("replay-review-button").addEventListener("click", replayReview);
   for (const kind of ["first", "prev-trick", "prev", "next", "next-trick", "last"]) {
     $(kind).addEventListener("click", () => replayNav(kind));
   }
   $("tab-play").addEventListener("click", () => showTab("play"));
   $("tab-replay").addEventListener("click", () => showTab("replay"));
-  renderOptions();
-  await updateSeats();
+  $("hint-button").addEventListener("click", hint);
+  $("review-button").addEventListener("click", review);
+  $("new-table").addEventListener("click", newTable);
+  $("last-trick-button").addEventListener("click", () => { $("last-trick").hidden = !$("last-trick").hidden; });
+  $("pause-button").addEventListener("click", () => {
+    if (WATCH_TIMER === null) { watchOn(); } else { watchOff(); $("pause-button").textContent = "Resume"; }
+  });
+  chooseGame(Object.keys(INFO.games)[0]);
   try {  // a reloaded page shows the session's table again
-    const state = await api("GET", "/api/play");
-    $("table").hidden = false;
-    renderTable(state);
+    showTable(await api("GET", "/api/play"));
   } catch (e) { /* no table yet */ }
   document.body.dataset.ready = "1";
 }
 
-init().catch((e) => { $("message").textContent = e.message; });
+init().catch((e) => { $("form-message").textContent = e.message; });
