@@ -426,3 +426,26 @@ def test_watch_the_agents_play_move_by_move(client):
                           ({"game": "koenigrufen", "watch": True, "agents": ["nobody"]}, "unknown agent 'nobody'")]:
         r = client.post("/api/play", json=body)
         assert r.status_code == 400 and message in r.json()["error"], (body, r.text)
+
+
+def test_seats_carry_their_public_facts_only(client):
+    """A bid at its seat once made; the caller at once, the partner only once the called card showed it (the same
+    moment the public facts name it)."""
+    state = client.post("/api/play", json={"game": "four_tricks", "options": {"bidding": "True"}, "seat": 0,
+                                           "opponents": ["rules"], "seed": 3}).json()
+    seen = play_out(client, state)
+    assert all(len(s["badges"]) == 1 and s["badges"][0].startswith("bid ") for s in seen[-1]["seats"])
+    partners = 0
+    for seed in range(6):
+        state = client.post("/api/play", json={"game": "koenigrufen", "seat": 0, "opponents": ["rules"],
+                                               "seed": seed}).json()
+        for st in play_out(client, state):
+            badges = {s["seat"]: s["badges"] for s in st["seats"]}
+            assert sum("caller" in b for b in badges.values()) == 1
+            for q, b in badges.items():
+                if "partner" in b:
+                    partners += 1
+                    assert f"partner P{q}" in st["facts"]
+            if not any(f.startswith("partner P") or f == "caller alone" for f in st["facts"]):
+                assert not any("partner" in b or "alone" in b for b in badges.values())
+    assert partners

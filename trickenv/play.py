@@ -333,6 +333,7 @@ class Table:
         totals = np.sum(self.scores, axis=0) if self.scores else np.zeros(n, np.int64)
         your_turn = p is not None and p == self.human
         leader = int(s[LEADER])
+        badges = spec.text.seat_badges(spec, game, 0)  # public facts per seat (a bid, the caller, the partner)
         out: dict[str, Any] = {
             "game": spec.name,
             "deal": self.deal_no,
@@ -346,7 +347,8 @@ class Table:
             "last_trick": None if self.last_trick is None else {
                 **self.last_trick, "cards": [self._card_view(c, q) for q, c in self.last_trick["cards"]]},
             "seats": [{"seat": q, "name": "you" if self.names[q] is None else self.names[q],
-                       "tricks": int(s[TRICKS + q]), "points": int(s[POINTS + q]), "total": int(totals[q])}
+                       "tricks": int(s[TRICKS + q]), "points": int(s[POINTS + q]), "total": int(totals[q]),
+                       "badges": badges[q]}
                       for q in range(n)],
             "has_points": self._has_points,
             "to_act": p,

@@ -75,10 +75,14 @@ class GameText:
     - ``action_rows(spec)``: the action ids as the docs list them, ``(ids, action, when)`` per range of ids
       (the action table of the game's docs page, ``python -m trickenv.env_pages``).
     - ``title`` and ``tagline``: the game's name and one line on what makes it special (the web table's start).
+    - ``seat_badges(spec, state, g)``: per seat, its public facts as short words (``bid 3``, ``caller``,
+      ``partner``), drawn at the seat on the web table; only what every seat may know.
     """
 
     title: str = ""
     tagline: str = ""
+    seat_badges: Callable[["GameSpec", State, int], list[list[str]]] = lambda spec, state, g: [
+        [] for _ in range(spec.num_players)]
 
     describe_action: Callable[["GameSpec", int], str] = lambda spec, a: str(a)
     render: Callable[["GameSpec", State, int], str] = _plain_table

@@ -44,6 +44,14 @@ def render(spec: GameSpec, state: State, g: int) -> str:
     return render_table(spec, state, g, extra)
 
 
+def seat_badges(spec: GameSpec, state: State, g: int) -> list[list[str]]:
+    """Each seat's bid (bids are public once made) or the target all seats share."""
+    s = state.s[g]
+    if spec.options["bidding"]:
+        return [[] if b < 0 else [f"bid {int(b)}"] for b in s[BIDS:BIDS + spec.num_players]]
+    return [[f"target {int(s[TARGET])}"] if s[TARGET] >= 0 else [] for _ in range(spec.num_players)]
+
+
 def describe_action(spec: GameSpec, a: int) -> str:
     """Name of a non-card action: the dealer's trump or a bid."""
     deck = spec.deck
@@ -91,4 +99,4 @@ GAME_TEXT = GameText(
     title="Four Tricks",
     tagline="3 players: take exactly your target number of tricks, no more and no fewer.",
     describe_action=describe_action, action_rows=action_rows, render=render, illegal_reason=illegal_reason,
-    deal_facts=deal_facts)
+    deal_facts=deal_facts, seat_badges=seat_badges)

@@ -107,6 +107,20 @@ def action_rows(spec: GameSpec) -> list[tuple[str, str, str]]:
             (f"{A_ALL_TRICKS}", "all tricks: the side will take all 8", f"as {A_HUNDRED}")]
 
 
+def seat_badges(spec: GameSpec, state: State, g: int) -> list[list[str]]:
+    """The caller, and the partner (or that the caller is alone) once the called card has shown it."""
+    s = state.s[g]
+    out: list[list[str]] = [[] for _ in range(NUM_PLAYERS)]
+    if s[CALLER] >= 0:
+        out[int(s[CALLER])].append("caller")
+        if s[CALLED] >= 0 and s[REVEALED]:
+            if s[PARTNER] < 0:
+                out[int(s[CALLER])].append("alone")
+            else:
+                out[int(s[PARTNER])].append("partner")
+    return out
+
+
 def render(spec: GameSpec, state: State, g: int) -> str:
     """A readable table of game g: call, public sides, declarations, trick and the acting hand."""
     s = state.s[g]
@@ -153,4 +167,4 @@ GAME_TEXT = GameText(
     title="King Calling (Königrufen)",
     tagline="4 players: the caller names a card; its holder becomes a secret partner, unknown until the card is played.",
     describe_action=describe_action, action_rows=action_rows, render=render, illegal_reason=illegal_reason,
-    play_news=play_news, turn_notes=turn_notes, deal_facts=deal_facts)
+    play_news=play_news, turn_notes=turn_notes, deal_facts=deal_facts, seat_badges=seat_badges)

@@ -242,6 +242,7 @@ function renderTable(state) {
                                    (s.seat === state.you ? " you" : ""), id: `seat-${s.seat}` });
     box.append(el("div", { class: "name" }, `P${s.seat} ${s.name === "you" ? "" : s.name}`.trim()));
     const badges = el("div", { class: "badges" });
+    for (const b of s.badges || []) badges.append(el("span", { class: "fact" }, b));
     badges.append(el("span", {}, `tricks ${s.tricks}`));
     if (state.has_points) badges.append(el("span", {}, `${s.points} points`));
     if (s.seat === state.dealer) badges.append(el("span", {}, "dealer"));
@@ -356,7 +357,7 @@ async function hint() {
       if (!node) continue;
       for (const old of node.querySelectorAll(".value")) old.remove();
       if (m.value === null) continue;
-      const tag = el("span", { class: "value" }, signed(m.value));
+      const tag = el("span", { class: "value" }, `${signed(m.value)} ±${m.spread.toFixed(1)}`);
       tag.title = `${m.text}: ${signed(m.value)} a deal on average over the search's worlds, spread ±${m.spread.toFixed(2)}`;
       node.append(tag);
       node.classList.toggle("best", m.action === h.best);
