@@ -66,6 +66,7 @@ import numpy as np
 from trickenv.agents.journal import (  # noqa: F401
     Journal,
     JournalError,
+    deals_hash,
     describe_entry,
     kept_chunks,
     open_journal,
@@ -162,7 +163,7 @@ def evaluate(
     with an :class:`~trickenv.agents.base.AgentError` naming it, the deal and the seat (a journal keeps the
     chunks finished before). ``given_deals``: ``(deals [D, players, cards], dealers [D])`` to play instead of
     the deals drawn from ``seed`` (a fixed deal set, e.g. a benchmark's; ``deals`` <= D; the seed still seeds
-    the agents).
+    the agents; a journal keeps such a run by the hash of the deals played).
     """
     t_start = time.perf_counter()
     options = dict(options or {})
@@ -171,12 +172,12 @@ def evaluate(
     check_count("chunk", chunk)
     if agent_timeout is not None and not (isinstance(agent_timeout, (int, float)) and agent_timeout > 0):
         raise ValueError(f"agent_timeout must be a positive number of seconds, got {agent_timeout!r}")
+    given = None  # the given deals' hash: a journal keeps a run of given deals by it
     if given_deals is not None:
         given_deals = (np.asarray(given_deals[0]), np.asarray(given_deals[1], np.int64))
         if len(given_deals[0]) < deals or len(given_deals[1]) < deals:
             raise ValueError(f"given_deals holds {len(given_deals[0])} deals; {deals} asked for")
-        if journal is not None:
-            raise JournalError("a journal records runs of seeded deals, not given ones")
+        given = deals_hash(given_deals[0][:deals], given_deals[1][:deals])
     if seed is None:
         if journal is not None:
             raise JournalError("a journal continues one run: it needs a fixed seed (got seed=None)")
@@ -189,7 +190,8 @@ def evaluate(
     lineup = Lineup.of(agents, spec, seed)
     names = lineup.names
     design, plan = seating_plan(seatings, spec, len(names))
-    book = None if journal is None else open_journal(journal, game, options, agents, seed, deals, chunk, plan, records)
+    book = None if journal is None else open_journal(journal, game, options, agents, seed, deals, chunk, plan, records,
+                                                     given)
 
     # 2.-4. the deals, chunk by chunk, played into one score table
     clock = Clock(names)

@@ -22,7 +22,7 @@ from trickenv.agents.tables import Table
 from trickenv.games import make_spec
 
 __all__ = ["Journal", "JournalError", "open_journal", "recorded_call", "kept_chunks", "describe_entry",
-           "player_files"]
+           "player_files", "deals_hash"]
 
 
 class JournalError(ValueError):
@@ -68,13 +68,29 @@ class Journal:
 
 
 def open_journal(path: str | Path, game: str, options: dict[str, Any], agents: Sequence[Any], seed: int,
-                 deals: int, chunk: int, plan: list[tuple[int, ...]], records: bool) -> Journal:
+                 deals: int, chunk: int, plan: list[tuple[int, ...]], records: bool,
+                 given: str | None = None) -> Journal:
     """The journal at ``path`` for this run: a new one, or the one this same run began (JournalError if the
-    folder holds another run or an agent cannot be recorded)."""
+    folder holds another run or an agent cannot be recorded). ``given``: the hash of the given deals played
+    (:func:`deals_hash`), for a run of given deals."""
     described = [describe_entry(a) for a in agents]
-    return Journal(path, {"game": game, "options": options, "agents": described, "seed": int(seed),
-                          "deals": int(deals), "chunk": int(chunk), "seatings": [list(map(int, p)) for p in plan],
-                          "records": bool(records), "player_files": player_files(described)})
+    run = {"game": game, "options": options, "agents": described, "seed": int(seed), "deals": int(deals),
+           "chunk": int(chunk), "seatings": [list(map(int, p)) for p in plan], "records": bool(records),
+           "player_files": player_files(described)}
+    if given is not None:  # only then: the journals of seeded runs keep their run.json as it was
+        run["given_deals"] = given
+    return Journal(path, run)
+
+
+def deals_hash(deals: Any, dealers: Any) -> str:
+    """sha256 (16 hex digits) of given deals and their dealers: what a journal of a run of given deals played."""
+    import numpy as np
+
+    h = hashlib.sha256()
+    for a in (np.asarray(deals, np.int64), np.asarray(dealers, np.int64)):
+        h.update(str(a.shape).encode())
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()[:16]
 
 
 def recorded_call(journal: str | Path) -> dict[str, Any]:
@@ -84,6 +100,9 @@ def recorded_call(journal: str | Path) -> dict[str, Any]:
     if not meta.exists():
         raise JournalError(f"no evaluation journal at {journal} (no run.json)")
     run = json.loads(meta.read_text())
+    if run.get("given_deals"):
+        raise JournalError(f"journal {journal} is a run of given deals (a benchmark's): repeat that call, with "
+                           "its deals, to continue it")
     agents = [a if isinstance(a, str) else Recipe(a["name"], a["agent"], a["seed"], tuple(a["kwargs"].items()))
               for a in run["agents"]]
     spec = make_spec(run["game"], **run["options"])

@@ -109,6 +109,32 @@ def test_a_stopped_card_continues_from_its_rows(small, tmp_path, monkeypatch):
     assert played == [] and second["rows"] == first["rows"]
     with pytest.raises(ValueError, match="a row of another run"):
         card_module.run_benchmark("rules", small, games=["koenigrufen"], progress=False, rows_dir=rows)
+    assert len(list(rows.glob("*.chunks/chunk_*.npz"))) == 2  # within a row too: its chunks (a journal each)
+
+
+def test_a_journal_keeps_a_run_of_given_deals_by_their_hash(tmp_path):
+    from trickenv.agents.evaluation import evaluate, resume_evaluation
+    from trickenv.agents.journal import JournalError
+    from trickenv.agents.seatings import make_deals
+
+    spec = Entry("koenigrufen").spec
+    deals, dealers = make_deals(spec, 3, 0, 6)
+    run = dict(deals=6, seed=1, chunk=2, progress=False, ratings=False)
+    whole = evaluate("koenigrufen", ["rules", "random"], given_deals=(deals, dealers), **run)
+    path = tmp_path / "j"
+    evaluate("koenigrufen", ["rules", "random"], given_deals=(deals[:4], dealers[:4]), **{**run, "deals": 4},
+             journal=tmp_path / "other")
+    again = evaluate("koenigrufen", ["rules", "random"], given_deals=(deals, dealers), journal=path, **run)
+    assert len(list(path.glob("chunk_*.npz"))) == 3
+    (path / "chunk_00001.npz").unlink()  # a run cut short: the same call plays the missing chunk only
+    resumed = evaluate("koenigrufen", ["rules", "random"], given_deals=(deals, dealers), journal=path, **run)
+    assert resumed.to_dict()["pairs"] == again.to_dict()["pairs"] == whole.to_dict()["pairs"]
+    other = deals.copy()
+    other[[0, 1]] = other[[1, 0]]
+    with pytest.raises(JournalError, match="given_deals"):
+        evaluate("koenigrufen", ["rules", "random"], given_deals=(other, dealers), journal=path, **run)
+    with pytest.raises(JournalError, match="a run of given deals"):
+        resume_evaluation(path)
 
 
 def test_an_agent_that_fits_some_variants_plays_those(small):

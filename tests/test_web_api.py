@@ -449,3 +449,26 @@ def test_seats_carry_their_public_facts_only(client):
             if not any(f.startswith("partner P") or f == "caller alone" for f in st["facts"]):
                 assert not any("partner" in b or "alone" in b for b in badges.values())
     assert partners
+
+
+def test_the_finished_deals_download_as_records_that_review_and_replay_read(client, tmp_path):
+    from trickenv.cli import main
+
+    state = client.post("/api/play", json={"game": "koenigrufen", "seat": 2, "opponents": ["rules"], "seed": 6,
+                                           "deals": 2}).json()
+    r = client.get("/api/play/records")
+    assert r.status_code == 409 and "no deal is finished yet" in r.json()["error"]
+    play_out(client, state)
+    r = client.get("/api/play/records")
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    doc = r.json()
+    assert doc["format"] == "trickenv-records" and len(doc["records"]) == 2
+    assert doc["records"][0]["seats"][2] == "you"
+    rid = client.post("/api/replay", json={"file": json.dumps(doc)}).json()["id"]
+    last = client.get(f"/api/replay/{rid}/1/0").json()
+    assert client.get(f"/api/replay/{rid}/1/{last['frames'] - 1}").json()["finished"]
+    path = tmp_path / "deals.json"
+    path.write_text(json.dumps(doc))
+    main(["review", str(path), "--seat", "2", "--deal", "1", "--worlds", "8"])
+    mine = client.post("/api/play/review", json={"deal": 1}).json()
+    assert len(mine["moves"]) == 8 + sum(1 for m in mine["moves"] if m["played"] >= 32)

@@ -38,7 +38,8 @@ def run_benchmark(agent: str, bset: BenchmarkSet, games: Sequence[str] | None = 
     seating; the paired difference with its 95% CI and each side's ms a decision.
 
     ``rows_dir``: every finished row is kept there, and a row found there (of this agent, version and deal set)
-    is not played again, so a long card continues where it stopped. ``ray``: play the chunks of deals as Ray
+    is not played again; a row's finished chunks are kept there too (an evaluation journal), so a long card
+    continues where it stopped, within a row as well. ``ray``: play the chunks of deals as Ray
     tasks (``evaluate``'s ``ray``; the same card, sooner on a machine or cluster with more cores)."""
     from trickenv.agents.evaluation import evaluate
 
@@ -65,9 +66,10 @@ def run_benchmark(agent: str, bset: BenchmarkSet, games: Sequence[str] | None = 
             if kept is not None:
                 rows.append(kept)
                 continue
+            chunks = None if rows_dir is None else _row_path(rows_dir, entry.key, reference).with_suffix(".chunks")
             res = evaluate(entry.game, [agent, reference], deals=n, seed=bset.seed, options=dict(entry.options),
                            chunk=bset.chunk, progress=progress, ratings=False, given_deals=(deals, dealers),
-                           agent_timeout=agent_timeout, ray=ray)
+                           agent_timeout=agent_timeout, ray=ray, journal=chunks)
             names = res.names
             pair = res.to_dict()["pairs"][0]
             timing = res.timing

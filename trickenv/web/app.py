@@ -14,6 +14,7 @@ Routes (every error is ``{"error": message}`` with a 4xx status and changes noth
 ``POST /api/play/move``                    ``{action}``: the person's move, then the agents'
 ``POST /api/play/hint``                    the search's value of each of your legal moves (asked only)
 ``POST /api/play/review``                  ``{deal?, seat?}``: each decision of a seat in a finished deal
+``GET /api/play/records``                  the finished deals as a records file (``trickenv review``, Replay)
 ``POST /api/replay``                       ``{file, game?, options?}``: open records (the file's text)
 ``GET /api/replay/{id}/{deal}/{step}``     one frame of a replayed deal, every hand face up
 ``POST /api/replay/{id}/{deal}/review``    ``{seat?, seed?}``: the review of a replayed deal
@@ -131,6 +132,10 @@ def create_app(max_sessions: int = MAX_SESSIONS, idle_seconds: float = IDLE_SECO
         await body(request)
         return await run_in_threadpool(current(session).hint)
 
+    async def play_records(request: Request, session: Session) -> Any:
+        doc = await run_in_threadpool(current(session).records)
+        return JSONResponse(doc, headers={"content-disposition": 'attachment; filename="trickenv-deals.json"'})
+
     async def play_review(request: Request, session: Session) -> Any:
         data = await body(request)
         return await run_in_threadpool(current(session).review, data)
@@ -181,6 +186,7 @@ def create_app(max_sessions: int = MAX_SESSIONS, idle_seconds: float = IDLE_SECO
         Route("/api/play/step", handler(play_step), methods=["POST"]),
         Route("/api/play/hint", handler(play_hint), methods=["POST"]),
         Route("/api/play/review", handler(play_review), methods=["POST"]),
+        Route("/api/play/records", handler(play_records), methods=["GET"]),
         Route("/api/replay", handler(replay_open), methods=["POST"]),
         Route("/api/replay/{rid}/{deal}/review", handler(replay_review), methods=["POST"]),
         Route("/api/replay/{rid}/{deal}/{step}", handler(replay_frame)),

@@ -21,6 +21,8 @@ import time
 from collections import OrderedDict
 from typing import Any
 
+import numpy as np
+
 import trickenv
 from trickenv.games.option_text import parse_value
 from trickenv.play import HINT, MATCH_OPTIONS, Table, agent_names, seat_names
@@ -213,6 +215,21 @@ class PlayTable:
         finally:
             self.lock.release()
         return {**hint.as_dict(t.spec), "seed": self.seed}
+
+    def records(self) -> dict[str, Any]:
+        """The finished deals as a records file (docs/records.md): ``trickenv review FILE --seat N`` reads it,
+        and so does Replay."""
+        from trickenv.replay import records_document
+
+        with self.lock:
+            records = list(self.table.records)
+            names = [name if name is not None else "you" for name in self.table.names]
+        if not records:
+            raise RequestError("no deal is finished yet: the records hold finished deals", 409)
+        columns = {k: np.stack([r[k] for r in records]) for k in records[0]}
+        labels = [f"deal {k + 1} (seed {self.seed})" for k in range(len(records))]
+        return records_document(self.game, {k: _plain(v) for k, v in self.options.items()}, columns,
+                                [names] * len(records), labels)
 
     def review(self, body: dict[str, Any]) -> dict[str, Any]:
         """``{deal, seat}``: every decision of ``seat`` (default yours) in finished deal ``deal`` (default the

@@ -290,6 +290,7 @@ function renderTable(state) {
   $("hint-note").hidden = true;
   $("pause-button").hidden = !state.watch || state.finished;
   $("review-button").hidden = !state.scores.length;
+  $("records-link").hidden = !state.scores.length;
   if (state.scores.length) $("review-button").textContent = `Review deal ${state.scores.length}`;
   drawLastTrick(state);
   const log = $("log");
