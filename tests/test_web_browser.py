@@ -271,6 +271,10 @@ def test_replay_a_record_file_step_by_step(server, browser, tmp_path):
     assert all(len(h.find_elements("css selector", ".card")) == 0 for h in d.find_elements("css selector", "#replay-hands .hand-row"))
     go("first")
     assert step() == 0
+    choose(d, "replay-seat", "1")  # the review of a recorded deal, for any seat
+    by_id(d, "replay-review-button").click()
+    rows = wait(d, lambda: d.find_elements("css selector", "#replay-review tr[data-step]"), "the replay's review")
+    assert len(rows) >= 10 and "Review of P1" in by_id(d, "replay-review").text
 
 
 SHOTS = os.environ.get("TRICKENV_SCREENSHOTS")  # a folder: the docs' pictures of the start, a trump change, a review
