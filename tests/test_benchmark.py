@@ -59,6 +59,20 @@ def test_v1_references_play_as_frozen():
     assert got == V1_REFERENCES
 
 
+def test_benchmark_rules_reproduces_the_shipped_rules_card(tmp_path):
+    """``trickenv benchmark rules`` gives the shipped card's numbers exactly (King Calling, its two variants and
+    four references: the cheapest game to replay)."""
+    main(["benchmark", "rules", "--games", "koenigrufen", "--out", str(tmp_path), "--no-progress"])
+    played = json.loads((tmp_path / "rules.json").read_text())
+    shipped = card_module.bundled_cards("v1")["rules"]
+
+    def numbers(rows):
+        return [(r["entry"], r["reference"], r["deals"], r["diff"], r["ci95"]) for r in rows
+                if r["game"] == "koenigrufen"]
+
+    assert len(numbers(shipped["rows"])) == 7 and numbers(played["rows"]) == numbers(shipped["rows"])
+
+
 @pytest.fixture()
 def small(tmp_path, monkeypatch):
     """A tiny version ``t`` (two games, two references, a few deals) with its deal file in tmp_path."""
