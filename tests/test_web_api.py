@@ -131,6 +131,11 @@ def test_every_bad_request_gets_a_4xx_and_changes_nothing(client):
     r = client.post("/api/play", content=b"x" * 100, headers={"content-length": str(64 * 1024 * 1024)})
     assert r.status_code == 413
     assert client.get("/api/nothing").status_code == 404
+    for path in ("/0", "/static/none.js", "/api/../../x"):  # outside the API too: a JSON error, not plain text
+        r = client.get(path)
+        assert r.status_code == 404 and r.json()["error"].startswith("no such page"), (path, r.text)
+    r = client.delete("/api/play")
+    assert r.status_code in (404, 405) and "error" in r.json()
     assert client.get("/static/../pyproject.toml").status_code == 404
     assert client.get("/static/%2e%2e/%2e%2e/pyproject.toml").status_code == 404
     assert client.get("/api/play").json() == state

@@ -33,6 +33,7 @@ from typing import Any, Awaitable, Callable, Sequence
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -193,7 +194,14 @@ def create_app(max_sessions: int = MAX_SESSIONS, idle_seconds: float = IDLE_SECO
         Route("/api/{rest:path}", handler(not_found), methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
     ]
-    return Starlette(routes=routes)
+    async def http_error(request: Request, exc: Exception) -> Response:
+        # Starlette's own answers (no such path, a method a route does not take, a missing static file) as the
+        # API's errors: JSON with a message.
+        status = getattr(exc, "status_code", 404)
+        what = {404: "no such page", 405: "method not allowed"}.get(status, getattr(exc, "detail", "error"))
+        return JSONResponse({"error": f"{what}: {request.method} {request.url.path}"}, status_code=status)
+
+    return Starlette(routes=routes, exception_handlers={HTTPException: http_error})
 
 
 def serve(host: str = "127.0.0.1", port: int = 8765, agents: Sequence[str] = (), max_sessions: int = MAX_SESSIONS,
