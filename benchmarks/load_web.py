@@ -10,7 +10,7 @@ cookie, playing its seat's first legal move until its deals are over and asking 
 moves of its own. Reported per round: the sessions that finished, moves and hints, the latency of a move (the
 person's move and the bots' answers, as the page waits for it) at p50/p95/max, the errors (any status >= 500,
 or a 4xx the page would not cause), and the server's resident memory after the round. The docs table is in
-docs/guides/web.md.
+docs/results/speed.md.
 """
 
 from __future__ import annotations

@@ -179,3 +179,17 @@ def test_the_leaderboard_page_is_what_the_cards_make():
 
     assert PAGE.read_text(encoding="utf-8") == card_module.leaderboard_markdown("v1"), (
         "docs/results/leaderboard.md is stale: python -m trickenv.benchmark leaderboard")
+
+
+def test_the_command_passes_ray_to_the_card(small, tmp_path, monkeypatch):
+    """``--ray`` reaches ``evaluate`` (whose chunks on Ray give the same results: tests/ray_cluster_cases.py)."""
+    from trickenv.cli import parse
+
+    assert parse(["benchmark", "random", "--ray"])[0].ray == "local"
+    seen = []
+    from trickenv.agents import evaluation
+
+    real = evaluation.evaluate
+    monkeypatch.setattr(evaluation, "evaluate", lambda *a, **k: seen.append(k["ray"]) or real(*a, **{**k, "ray": None}))
+    main(["benchmark", "random", "--version", "t", "--games", "koenigrufen", "--ray", "10.0.0.9:6379", "--no-progress"])
+    assert seen and set(seen) == {"10.0.0.9:6379"}
