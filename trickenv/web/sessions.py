@@ -19,7 +19,8 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -150,13 +151,19 @@ class PlayTable:
         """Watching: the next agent's move (the page asks for them one at a time, to show each)."""
         if not self.watch:
             raise RequestError("this table has a person at it: the agents move after your move", 409)
-        if not self.lock.acquire(blocking=False):
-            raise RequestError("the table is busy: the agent is still thinking", 409)
-        try:
+        with self._turn():
             if self.table.finished:
                 raise RequestError("the deals are over: start a new table", 409)
             self.table.apply(self.table.bot_action())
             self._read()
+
+    @contextmanager
+    def _turn(self) -> Iterator[None]:
+        """The table's lock for a change of the table, or a 409 while the agents are still thinking."""
+        if not self.lock.acquire(blocking=False):
+            raise RequestError("the table is busy: the agents are still thinking", 409)
+        try:
+            yield
         finally:
             self.lock.release()
 
@@ -176,9 +183,7 @@ class PlayTable:
 
     def move(self, action: Any) -> None:
         """The person's move, then the agents' until the person's next turn; RequestError changes nothing."""
-        if not self.lock.acquire(blocking=False):
-            raise RequestError("the table is busy: the agents are still thinking", 409)
-        try:
+        with self._turn():
             t = self.table
             if t.finished:
                 raise RequestError("the deals are over: start a new table", 409)
@@ -193,17 +198,13 @@ class PlayTable:
             except ValueError as e:
                 raise RequestError(str(e), 409) from None
             self._bots()
-        finally:
-            self.lock.release()
 
     def hint(self) -> dict[str, Any]:
         """The search's value of each of the person's legal moves now (:func:`trickenv.agents.review.move_values`,
         seeded by the table's seed); only on the person's turn."""
         from trickenv.agents.review import move_values
 
-        if not self.lock.acquire(blocking=False):
-            raise RequestError("the table is busy: the agents are still thinking", 409)
-        try:
+        with self._turn():
             t = self.table
             if t.finished:
                 raise RequestError("the deals are over: a hint is for a move still to play", 409)
@@ -212,8 +213,6 @@ class PlayTable:
             obs = t.observation()
             with analysis_slot():
                 hint = move_values(t.spec, t.env.game, 0, obs["observation"], obs["action_mask"], seed=self.seed)
-        finally:
-            self.lock.release()
         return {**hint.as_dict(t.spec), "seed": self.seed}
 
     def records(self) -> dict[str, Any]:
