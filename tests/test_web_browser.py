@@ -363,6 +363,9 @@ def test_a_hint_and_a_review_on_the_table(server, browser):
     rows = wait(d, lambda: d.find_elements("css selector", "#review tr[data-step]"), "the review")
     assert len(rows) >= 8 and "Review of P0, deal 1" in by_id(d, "review").text
     shot(d, "review.png")
+    choose(d, "review-seat", "2")  # any seat of the deal
+    by_id(d, "review-button").click()
+    wait(d, lambda: "Review of P2, deal 1" in by_id(d, "review").text, "the review of P2")
 
 
 def test_the_table_fits_a_phone(server, browser):

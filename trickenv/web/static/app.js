@@ -290,6 +290,13 @@ function renderTable(state) {
   $("hint-note").hidden = true;
   $("pause-button").hidden = !state.watch || state.finished;
   $("review-button").hidden = !state.scores.length;
+  $("review-seat-label").hidden = !state.scores.length;
+  const seatBox = $("review-seat");
+  if (seatBox.options.length !== state.seats.length) {
+    seatBox.replaceChildren();
+    for (const s of state.seats) seatBox.append(el("option", { value: String(s.seat) }, `P${s.seat} ${s.name}`));
+    seatBox.value = String(state.you === null ? 0 : state.you);
+  }
   $("records-link").hidden = !state.scores.length;
   if (state.scores.length) $("review-button").textContent = `Review deal ${state.scores.length}`;
   drawLastTrick(state);
@@ -397,7 +404,7 @@ function reviewTable(review, node) {
 
 async function review() {
   await busy(async () => {
-    reviewTable(await api("POST", "/api/play/review", {}), $("review"));
+    reviewTable(await api("POST", "/api/play/review", { seat: Number($("review-seat").value) }), $("review"));
   }, $("message"));
 }
 
