@@ -158,7 +158,9 @@ def evaluate(
     (``interrupted=True``). ``journal``: a folder that keeps every finished chunk (:class:`Journal`), so the
     same call run again (after a kill, or in another session) plays only the chunks still missing and
     returns the results of the whole run; the agents must then be names or :class:`Recipe`s and the seed
-    fixed. The timing covers the chunks played by this call. ``agent_timeout``: seconds an agent may take a
+    fixed. ``timing``'s ``play_seconds`` and rates cover this call; the agents' seconds and decisions,
+    ``chunk_seconds`` (the chunks' play time) and ``timed_deals`` (the deals it covers) add the time the
+    journal's chunks took when they were played (a chunk kept by an older trickenv has none). ``agent_timeout``: seconds an agent may take a
     decision. An agent that raises, returns what is not one legal action per row, or takes longer stops the run
     with an :class:`~trickenv.agents.base.AgentError` naming it, the deal and the seat (a journal keeps the
     chunks finished before). ``given_deals``: ``(deals [D, players, cards], dealers [D])`` to play instead of
@@ -228,6 +230,8 @@ def evaluate(
         "games_per_second": played * len(plan) / t_play if t_play > 0 else math.nan,
         "agent_seconds": dict(zip(names, clock.agent_seconds, strict=True)),
         "agent_decisions": dict(zip(names, clock.agent_decisions, strict=True)),
+        "chunk_seconds": clock.play,
+        "timed_deals": clock.deals,
     }
     return Results(
         game=game, options=options, resolved_options=dict(spec.options), names=names, seatings=plan,
@@ -275,7 +279,7 @@ def play_deals(spec: GameSpec, lineup: Lineup, plan: list[tuple[int, ...]], deal
     parts: list[Table] = []
     envs: dict[int, VecEnv] = {}  # one env per batch size (the last chunk may be smaller)
     interrupted = False
-    kept = kept_chunks(journal, deals, chunk, bar)
+    kept = kept_chunks(journal, deals, chunk, bar, clock)
     try:
         for start in range(0, deals, chunk):
             stop = min(start + chunk, deals)
@@ -283,6 +287,7 @@ def play_deals(spec: GameSpec, lineup: Lineup, plan: list[tuple[int, ...]], deal
                 parts.append(kept[start // chunk])
                 continue
             current: Chunk | None = None
+            part = Clock(clock.names)
             try:
                 deal_arr, dealers = deals_of(spec, seed, start, stop, given_deals)
                 current = Chunk(spec, plan_arr, deal_arr, dealers, first_deal=start)
@@ -290,13 +295,16 @@ def play_deals(spec: GameSpec, lineup: Lineup, plan: list[tuple[int, ...]], deal
                 if b not in envs:
                     envs[b] = VecEnv(spec, b, seed=seed, threads=threads)
                 bar.chunk(start // chunk)
-                play_chunk(envs[b], current, lineup.make(spec, start // chunk), clock, bar, agent_timeout)
+                t0 = time.perf_counter()
+                play_chunk(envs[b], current, lineup.make(spec, start // chunk), part, bar, agent_timeout)
+                part.play, part.deals = time.perf_counter() - t0, stop - start
             except KeyboardInterrupt:
                 interrupted = True
+            clock.merge(part)
             if current is not None:
                 parts.append(current.table(records))
                 if journal is not None and not interrupted:
-                    journal.keep(start // chunk, parts[-1])
+                    journal.keep(start // chunk, parts[-1], part)
             if interrupted:
                 break
     finally:

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from trickenv.agents.base import parse_agent_name
 from trickenv.agents.lineup import Recipe
-from trickenv.agents.progress import Progress
+from trickenv.agents.progress import Clock, Progress
 from trickenv.agents.seatings import DESIGNS, seating_plan
 from trickenv.agents.tables import Table
 from trickenv.games import make_spec
@@ -33,7 +33,8 @@ class Journal:
     """A folder keeping the finished chunks of one evaluation (``evaluate(..., journal=DIR)``, ``trickenv eval
     --journal DIR``): ``run.json`` says which run (game, options, agents, seed, deals, chunk, seatings, the
     trained players' hashes: :func:`player_files`), and
-    every chunk played is written as ``chunk_K.npz`` (:meth:`.tables.Table.save`) as soon as it is done.
+    every chunk played is written as ``chunk_K.npz`` (:meth:`.tables.Table.save`) as soon as it is done, with
+    its clock (``chunk_K.clock.json``: the time it took, which a resumed run adds to its own).
     Since a chunk's games depend only on the run and the chunk, the same call run again plays the
     missing chunks and gives the results of the uninterrupted run. A folder of another run is refused
     (naming what differs) and left as it is."""
@@ -62,8 +63,20 @@ class Journal:
         return {int(p.stem.split("_")[1]): Table.load(p) for p in sorted(self.path.glob("chunk_*.npz"))
                 if not p.name.endswith(".tmp.npz")}
 
-    def keep(self, k: int, table: Table) -> None:
-        """Write chunk ``k``'s table."""
+    def clocks(self, names: list[str]) -> dict[int, Clock]:
+        """The clocks of the chunks written so far, by chunk index (a chunk kept without one has none)."""
+        out = {}
+        for p in sorted(self.path.glob("chunk_*.clock.json")):
+            out[int(p.name.split(".")[0].split("_")[1])] = Clock.from_dict(names, json.loads(p.read_text()))
+        return out
+
+    def keep(self, k: int, table: Table, clock: Clock | None = None) -> None:
+        """Write chunk ``k``'s table, and its clock first (a chunk's table marks it finished)."""
+        if clock is not None:
+            path = self.path / f"chunk_{k:05d}.clock.json"
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(json.dumps(clock.to_dict()))
+            tmp.replace(path)
         table.save(self.path / f"chunk_{k:05d}.npz")
 
 
@@ -113,11 +126,16 @@ def recorded_call(journal: str | Path) -> dict[str, Any]:
                 chunk=run["chunk"], seatings=seatings, records=run["records"])
 
 
-def kept_chunks(journal: Journal | None, deals: int, chunk: int, bar: Progress) -> dict[int, Table]:
-    """The finished chunks ``journal`` holds, by chunk index (none without a journal), counted on the bar."""
+def kept_chunks(journal: Journal | None, deals: int, chunk: int, bar: Progress, clock: Clock) -> dict[int, Table]:
+    """The finished chunks ``journal`` holds, by chunk index (none without a journal), counted on the bar; the
+    time they took is added to ``clock``."""
     kept = journal.finished() if journal is not None else {}
     for k in kept:
         bar.deals(min((k + 1) * chunk, deals) - k * chunk)
+    if journal is not None:
+        for k, part in journal.clocks(clock.names).items():
+            if k in kept:
+                clock.merge(part)
     return kept
 
 

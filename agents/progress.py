@@ -7,6 +7,7 @@ its own and the driver adds it to the run's (:mod:`trickenv.agents.ray_chunks`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = ["Progress", "Clock"]
 
@@ -43,12 +44,16 @@ class Progress:
 
 @dataclass
 class Clock:
-    """Where the time goes: per agent (seconds, decisions) and the env."""
+    """Where the time goes: per agent (seconds, decisions) and the env; ``play``: the wall seconds of the chunks
+    timed, which hold ``deals`` deals (a journal keeps each chunk's clock, so a resumed run adds the time its
+    earlier calls spent)."""
 
     names: list[str]
     agent_seconds: list[float] = field(default_factory=list)
     agent_decisions: list[int] = field(default_factory=list)
     env: float = 0.0
+    play: float = 0.0
+    deals: int = 0
 
     def __post_init__(self) -> None:
         self.agent_seconds = [0.0] * len(self.names)
@@ -57,3 +62,23 @@ class Clock:
     def add_agent(self, a: int, seconds: float, decisions: int) -> None:
         self.agent_seconds[a] += seconds
         self.agent_decisions[a] += decisions
+
+    def merge(self, other: "Clock") -> None:
+        """Add ``other``'s times (a chunk's clock, of the same agents) to this one."""
+        for a in range(len(self.names)):
+            self.add_agent(a, other.agent_seconds[a], other.agent_decisions[a])
+        self.env += other.env
+        self.play += other.play
+        self.deals += other.deals
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"agent_seconds": self.agent_seconds, "agent_decisions": self.agent_decisions, "env": self.env,
+                "play": self.play, "deals": self.deals}
+
+    @staticmethod
+    def from_dict(names: list[str], d: dict[str, Any]) -> "Clock":
+        clock = Clock(names)
+        clock.agent_seconds = [float(x) for x in d["agent_seconds"]]
+        clock.agent_decisions = [int(x) for x in d["agent_decisions"]]
+        clock.env, clock.play, clock.deals = float(d["env"]), float(d["play"]), int(d["deals"])
+        return clock

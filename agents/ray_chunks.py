@@ -9,6 +9,7 @@ chunks to :func:`trickenv.cluster.run_tasks` and puts their tables back in chunk
 from __future__ import annotations
 
 import copy
+import time
 from typing import Any
 
 import numpy as np
@@ -38,7 +39,7 @@ def play_deals_on_ray(game: str, options: dict[str, Any], lineup: Lineup, plan: 
 
     spec = make_spec(game, **options)
     starts = list(range(0, deals, chunk))
-    parts = kept_chunks(journal, deals, chunk, bar)
+    parts = kept_chunks(journal, deals, chunk, bar, clock)
     todo = [k for k in range(len(starts)) if k not in parts]
     jobs = [(game, options, lineup.portable(), plan, seed, starts[k], min(starts[k] + chunk, deals), k, threads,
              records, agent_timeout,
@@ -50,10 +51,8 @@ def play_deals_on_ray(game: str, options: dict[str, Any], lineup: Lineup, plan: 
         k = todo[i]
         parts[k] = table
         if journal is not None:
-            journal.keep(k, table)
-        for a in range(len(clock.names)):
-            clock.add_agent(a, part.agent_seconds[a], part.agent_decisions[a])
-        clock.env += part.env
+            journal.keep(k, table, part)
+        clock.merge(part)
         bar.deals(len(table.scores))
 
     interrupted = False
@@ -81,5 +80,7 @@ def chunk_task(game: str, options: dict[str, Any], lineup: Lineup, plan: list[tu
     current = Chunk(spec, np.asarray(plan, np.int64), deal_arr, dealers, first_deal=start)
     clock = Clock(lineup.names)
     vec = VecEnv(spec, (stop - start) * len(plan), seed=seed, threads=threads)
+    t0 = time.perf_counter()
     play_chunk(vec, current, lineup.make(spec, k), clock, Progress(0, 0, "", False), agent_timeout)
+    clock.play, clock.deals = time.perf_counter() - t0, stop - start
     return current.table(records), clock

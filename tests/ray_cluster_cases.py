@@ -210,3 +210,4 @@ def test_a_journal_continues_an_interrupted_ray_run(cluster, monkeypatch, tmp_pa
     assert not again.interrupted and len(list((tmp_path / "j").glob("chunk_*.npz"))) == 6
     same(local, again)
     assert np.array_equal(local.table_data.scores, again.table_data.scores)
+    assert again.timing["agent_decisions"] == local.timing["agent_decisions"] and again.timing["timed_deals"] == 24

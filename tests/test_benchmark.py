@@ -3,6 +3,7 @@ its files, its place among other cards, a stopped card continuing, and the comma
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -124,6 +125,33 @@ def test_a_stopped_card_continues_from_its_rows(small, tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="a row of another run"):
         card_module.run_benchmark("rules", small, games=["koenigrufen"], progress=False, rows_dir=rows)
     assert len(list(rows.glob("*.chunks/chunk_*.npz"))) == 2  # within a row too: its chunks (a journal each)
+
+
+def test_a_row_played_over_several_calls_adds_their_times(small, tmp_path):
+    """A row's time is its chunks' time, whichever call played them; a chunk kept without a clock (an older
+    trickenv's) leaves the row's time as the rate of the timed deals, and the card says which rows."""
+    bset = dataclasses.replace(small, chunk=2)  # rules: 3 deals in 2 chunks; random: 2 deals in 1
+    rows = tmp_path / "rows"
+    run = dict(games=["koenigrufen"], progress=False, rows_dir=rows)
+    first = card_module.run_benchmark("random", bset, **run)
+    assert len(list(rows.glob("*.chunks/chunk_*.clock.json"))) == 3
+    assert all(r["seconds"] > 0 and "timed_deals" not in r for r in first["rows"])
+
+    def again() -> dict:
+        for row in rows.glob("*.json"):
+            row.unlink()  # every row again, from the chunks kept
+        return card_module.run_benchmark("random", bset, **run)
+
+    kept = again()  # nothing played: the time is the chunks'
+    assert [(r["seconds"], r["ms"]) for r in kept["rows"]] == [(r["seconds"], r["ms"]) for r in first["rows"]]
+    for clock in rows.glob("*.chunks/chunk_*.clock.json"):
+        clock.unlink()
+    (rows / "koenigrufen__rules.chunks" / "chunk_00000.npz").unlink()  # played again, timed; chunk 1 is not
+    mixed = again()
+    assert [r["diff"] for r in mixed["rows"]] == [r["diff"] for r in first["rows"]]
+    rules = next(r for r in mixed["rows"] if r["reference"] == "rules")
+    assert rules["timed_deals"] == 2 and rules["seconds"] > 0
+    assert "koenigrufen − rules (2 of 3 deals)" in card_module.card_markdown(mixed)
 
 
 def test_a_journal_keeps_a_run_of_given_deals_by_their_hash(tmp_path):

@@ -322,10 +322,15 @@ def test_a_journal_continues_a_killed_run_to_the_uninterrupted_results(tmp_path,
     monkeypatch.setattr(evaluation, "play_chunk", play)
     first = evaluate("farbwechsel", ["rules", "random"], journal=tmp_path / "j", **kw)
     assert first.interrupted and first.deals == 8
-    assert sorted(p.name for p in (tmp_path / "j").iterdir()) == ["chunk_00000.npz", "chunk_00001.npz", "run.json"]
+    assert sorted(p.name for p in (tmp_path / "j").iterdir()) == [
+        "chunk_00000.clock.json", "chunk_00000.npz", "chunk_00001.clock.json", "chunk_00001.npz", "run.json"]
     again = evaluate("farbwechsel", ["rules", "random"], journal=tmp_path / "j", **kw)
     assert played == [0, 4, 8, 8, 12, 16]  # the two kept chunks are read, not played again
     assert not again.interrupted and numbers(again) == numbers(full)
+    # The time of the kept chunks is added: every decision of the run is counted once, as in the run never stopped.
+    assert again.timing["agent_decisions"] == full.timing["agent_decisions"]
+    assert again.timing["timed_deals"] == full.timing["timed_deals"] == 20
+    assert again.timing["chunk_seconds"] > 0
     assert np.array_equal(again.table_data.scores, full.table_data.scores)
     for key, value in full.table_data.records.items():
         assert np.array_equal(again.table_data.records[key], value), key

@@ -76,8 +76,7 @@ def run_benchmark(agent: str, bset: BenchmarkSet, games: Sequence[str] | None = 
             ms = {k: 1e3 * timing["agent_seconds"][k] / max(1, timing["agent_decisions"][k]) for k in names}
             rows.append({"entry": entry.key, "game": entry.game, "reference": reference, "deals": n,
                          "diff": pair["diff"], "ci95": pair["ci95"], "scale": entry.spec.reward_scale,
-                         "ms": {"agent": ms[names[0]], "reference": ms[names[1]]},
-                         "seconds": timing["play_seconds"]})
+                         "ms": {"agent": ms[names[0]], "reference": ms[names[1]]}, **_row_seconds(timing, n)})
             _keep_row(rows_dir, agent, bset, dealt, rows[-1])
     if not rows:
         raise ValueError(f"agent {agent!r} plays none of the variants of benchmark {bset.version} in "
@@ -86,6 +85,17 @@ def run_benchmark(agent: str, bset: BenchmarkSet, games: Sequence[str] | None = 
             "references": [list(r) for r in bset.references], "rows": rows, "score": score(rows),
             "trickenv": trickenv.__version__, "machine": machine(), "seconds": time.perf_counter() - start,
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")}
+
+
+def _row_seconds(timing: dict[str, Any], deals: int) -> dict[str, Any]:
+    """A row's play time: its chunks' (a row played over several calls adds the time of each); where some chunks
+    were kept without a time (by an older trickenv), the timed deals' rate over all ``deals`` (with none timed,
+    this call's), marked as such."""
+    timed = timing["timed_deals"]
+    if timed >= deals:
+        return {"seconds": timing["chunk_seconds"]}
+    return {"seconds": timing["chunk_seconds"] * deals / timed if timed else timing["play_seconds"],
+            "timed_deals": timed}
 
 
 def reference_play(bset: BenchmarkSet, entry: Entry, reference: str, deals: int = 1) -> str:
@@ -197,9 +207,14 @@ def card_markdown(card: dict[str, Any], others: dict[str, dict[str, Any]] | None
                      f"{r['ms']['agent']:.2f} | {r['ms']['reference']:.2f} |")
     m = card["machine"]
     per_game = ", ".join(f"{g} {s:.0f} s" for g, s in game_seconds(card).items())
-    lines += ["", f"Play time a game (all its rows): {per_game}.", "",
+    scaled = [f"{r['entry']} − {r['reference']} ({r['timed_deals']} of {r['deals']} deals)"
+              for r in card["rows"] if "timed_deals" in r]
+    lines += ["", f"Play time a game (all its rows): {per_game}."
+              + (f" Rows whose time is the rate of their timed deals (chunks kept by an older trickenv carry no "
+                 f"time): {'; '.join(scaled)}." if scaled else ""), "",
               f"trickenv {card['trickenv']}, {card['date']}, {m['system']} {m['machine']}, {m['cpus']} CPUs, "
-              f"Python {m['python']}; {card['seconds']:.0f} s; deal set sha256 {card['deal_hash'][:16]}."]
+              f"Python {m['python']}; {card['seconds']:.0f} s in the last call; deal set sha256 "
+              f"{card['deal_hash'][:16]}."]
     return "\n".join(lines) + "\n"
 
 
