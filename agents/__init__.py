@@ -1,6 +1,7 @@
 """Agents that play trickenv games (installed as ``trickenv.agents``): the protocol, a registry and the agents."""
 
-from trickenv.agents.base import AGENTS, Agent, BatchAgent, make_agent, register
+from trickenv.agents.base import AGENTS, WRAPPERS, Agent, BatchAgent, make_agent, register
+from trickenv.agents.decisions import with_learned_decisions
 from trickenv.agents.openspiel_bots import ISMCTSAgent, MCTSAgent, OpenSpielRandomAgent
 from trickenv.agents.pimc import PIMCAgent
 from trickenv.agents.policy import PolicyAgent
@@ -19,6 +20,8 @@ register("sb3", SB3Agent, argument=("path", str))  # a Stable-Baselines3 model (
 register("ismcts", ISMCTSAgent, argument=("sims", int))
 register("mcts", MCTSAgent, argument=("sims", int))
 register("openspiel-random", OpenSpielRandomAgent)
+# Every bundled agent takes decisions=learned|PATH: its decisions before the play from learned values.
+WRAPPERS["decisions"] = with_learned_decisions
 
 __all__ = ["AGENTS", "Agent", "BatchAgent", "PIMCAgent", "PolicyAgent", "RandomAgent", "SearchAgent", "make_agent",
            "register"]

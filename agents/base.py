@@ -114,6 +114,11 @@ AGENTS: dict[str, Callable[..., Any]] = {}
 NAME_ARGUMENTS: dict[str, tuple[str, type]] = {}
 
 
+# keyword -> wrap(agent, spec, value): a keyword every bundled agent takes (``decisions``), filled by
+# trickenv.agents.__init__
+WRAPPERS: dict[str, Callable[[Any, GameSpec, Any], Any]] = {}
+
+
 def register(name: str, factory: Callable[..., Any], argument: tuple[str, type] | None = None) -> None:
     """Make ``factory(spec, seed=None, **kwargs)`` available as ``make_agent(name, ...)``; with ``argument`` =
     ``(keyword, type)``, ``make_agent(f"{name}:{value}")`` passes ``keyword=type(value)``."""
@@ -176,13 +181,26 @@ def make_agent(name: str, spec: GameSpec | str, seed: int | None = None, **kwarg
     A name may carry its agent's argument after a colon: ``model:PATH`` (a saved player), ``pimc:32``,
     ``search:16`` (worlds per decision), and after that any keyword of the agent's constructor as
     ``:keyword=value`` (:func:`parse_agent_name`): ``search:refine=3:refine_worlds=128``,
-    ``pimc:32:rollout=random``. That is how the command line passes them. A keyword given both in the name
+    ``pimc:32:rollout=random``. That is how the command line passes them. Every bundled agent takes
+    ``decisions=learned`` (or ``decisions=PATH``): its decisions before the play (the call, the dealer's trump)
+    from learned values (:mod:`trickenv.agents.decisions`). A keyword given both in the name
     and in ``kwargs`` is an error, as are ``spec`` and ``seed`` in a name (the caller seeds the agent)."""
     if isinstance(spec, str):
         from trickenv.games import make_spec
 
         spec = make_spec(spec)
     base, arg, named = parse_agent_name(name)
+    for key, wrap in WRAPPERS.items():  # a keyword every bundled agent takes: the agent made, then wrapped
+        if base not in AGENTS or (key not in named and key not in kwargs):
+            continue
+        if key in named and key in kwargs:
+            raise ValueError(f"agent {name!r} gives {key!r}, and so does the caller")
+        value = named.pop(key) if key in named else kwargs[key]
+        rest = {k: v for k, v in kwargs.items() if k != key}
+        both = [k for k in named if k in rest]
+        if both:
+            raise ValueError(f"agent {name!r} gives {both[0]!r}, and so does the caller")
+        return wrap(make_agent(base + (f":{arg}" if arg else ""), spec, seed, **named, **rest), spec, value)
     if base not in AGENTS:
         from trickenv.agents.external import entry_points, external_agent
 

@@ -151,14 +151,25 @@ def describe_entry(entry: Any) -> Any:
 
 
 def player_files(described: list[Any]) -> dict[str, str]:
-    """sha256 (16 hex digits) of every trained player a run may read: the shipped ones (searches read them too)
-    and any ``model:PATH`` among the agents, so a journal refuses to continue with other networks."""
+    """sha256 (16 hex digits) of every trained player a run may read: the shipped ones (searches read them too),
+    any ``model:PATH`` among the agents and the value files of an agent with ``decisions=`` (the shipped ones for
+    ``learned``), so a journal refuses to continue with other networks."""
     from trickenv.agents.policy import shipped_model_path
+
+    from trickenv.agents.decisions import shipped_value_files
 
     files = {p.name: p for p in sorted(shipped_model_path("x").parent.glob("*.npz"))}
     for entry in described:
-        for text in ([entry] if isinstance(entry, str) else [str(v) for v in entry["kwargs"].values()] + [entry["agent"]]):
-            base, path, _ = parse_agent_name(text)
+        texts = [entry] if isinstance(entry, str) else [str(v) for v in entry["kwargs"].values()] + [entry["agent"]]
+        learned = None if isinstance(entry, str) else entry["kwargs"].get("decisions")
+        for text in texts:
+            base, path, kwargs = parse_agent_name(text)
             if base == "model" and path:
                 files[path] = Path(path)
+            learned = kwargs.get("decisions", learned)
+        # the values of the decisions before the play, where the agent takes them (decisions=learned or PATH)
+        if learned == "learned":
+            files.update({f"decisions/{p.name}": p for p in shipped_value_files()})
+        elif learned is not None:
+            files[str(learned)] = Path(str(learned))
     return {name: hashlib.sha256(p.read_bytes()).hexdigest()[:16] for name, p in files.items() if p.is_file()}

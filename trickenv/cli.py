@@ -250,6 +250,36 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
     add_arguments(parser, TrainCommand)
 
 
+DECISIONS_DESCRIPTION = (
+    "Learn the values of DECISION (King Calling's call, the dealer's trump) in GAME from simulated deals: each deal\n"
+    "is played once per legal choice, --player making every other move, and a small network learns each choice's\n"
+    "outcome from what the decider knows. Writes DIR/<game>_<decision>.npz (play it: AGENT:decisions=PATH) and\n"
+    "DIR/report.json (the learned choice against the player's own on held-out deals). --resume continues a run.")
+
+
+def decisions_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``trickenv decisions``, generated from its settings (trickenv.training.decisions)."""
+    try:
+        from trickenv.training.decisions import DecisionsConfig
+        from trickenv.training.flags import add_arguments
+    except ImportError as e:
+        raise SystemExit(f"trickenv decisions needs the train extra (pip install 'trickenv[train]'): {e}") from None
+    add_arguments(parser, DecisionsConfig)
+
+
+def decisions(args: argparse.Namespace, options: dict[str, Any]) -> None:
+    """Learn the values of a decision before the play from simulated deals (docs/guides/decisions.md)."""
+    from trickenv.training.decisions import DecisionsConfig, run_decisions
+    from trickenv.training.flags import given
+
+    try:
+        cfg = DecisionsConfig(game=args.game, decision=args.decision, options=options,
+                              **given(args, DecisionsConfig))
+        run_decisions(cfg)
+    except ValueError as e:
+        raise SystemExit(f"trickenv decisions: {e}") from None
+
+
 class CommandParser(argparse.ArgumentParser):
     """A command's parser whose arguments may be added only when it parses or shows its help (``later``): the
     arguments of ``trickenv train`` come from trickenv.training, which loads torch, and no other command needs it."""
@@ -443,6 +473,10 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
     sub.add_parser("train", help="train a player: imitation of a teacher or search, expert iteration, PPO "
                                  "(docs/guides/training.md)", description=TRAIN_DESCRIPTION,
                    formatter_class=argparse.RawDescriptionHelpFormatter, later=train_arguments)
+    sub.add_parser("decisions", help="learn the values of a decision before the play (the call, the dealer's trump) "
+                                     "from simulated deals (docs/guides/decisions.md)",
+                   description=DECISIONS_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
+                   later=decisions_arguments)
     # Game options (name=value) may stand anywhere on the line, also after flags, e.g.
     # `trickenv play farbwechsel --seed 1 num_players=4`: argparse leaves those to us.
     return ap, sub
@@ -487,6 +521,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         evaluate(args.game, args, options)
     elif args.cmd == "train":
         train(args, options, train_error)
+    elif args.cmd == "decisions":
+        decisions(args, options)
     elif args.cmd == "review":
         if options:
             raise SystemExit("trickenv review reads the game and its options from the records file")

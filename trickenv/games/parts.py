@@ -127,6 +127,26 @@ class GameWorlds:
 
 
 @dataclass(frozen=True)
+class Decision:
+    """A decision before the card play whose choices a learned value model can weigh
+    (:mod:`trickenv.training.decisions` makes the model, :mod:`trickenv.agents.decisions` plays it).
+
+    ``name`` (``"trump"``, ``"call"``); its actions are ``first .. first + count - 1``; the decision is pending
+    in a row whose mask allows one of them. ``features(spec, obs) -> float32 [B, count, F]``: for every choice,
+    what the seat to act knows, seen from that choice (e.g. its hand with the suit the choice makes trump
+    first), computed from the observation alone; the game's suit symmetry goes here, so that hands alike
+    but for the names of the suits give the same rows. ``turns``: how many times a deal asks it (Four Tricks'
+    bid: once a seat); the simulation learns from each turn in turn.
+    """
+
+    name: str
+    first: int
+    count: int
+    features: Callable[["GameSpec", np.ndarray], np.ndarray]
+    turns: int = 1
+
+
+@dataclass(frozen=True)
 class GameLearning:
     """What a learner may use beyond the observation.
 
@@ -141,6 +161,8 @@ class GameLearning:
       every seat's hand and the undealt cards; ``privileged_extra(spec, state, games, seats) -> int8
       [len(games), privileged_extra_size]`` adds the game's own hidden facts (King Calling: the second
       batches to come and the partner).
+    - Decisions before the play that a learned value model can make: ``decisions(spec)`` -> the variant's
+      :class:`Decision` s (``None``: none).
     """
 
     action_features: Callable[["GameSpec", np.ndarray], np.ndarray] | None = None
@@ -148,3 +170,4 @@ class GameLearning:
     suit_relabel: Callable[["GameSpec", np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None
     privileged_extra: Callable[["GameSpec", State, np.ndarray, np.ndarray], np.ndarray] | None = None
     privileged_extra_size: int = 0
+    decisions: Callable[["GameSpec"], tuple[Decision, ...]] | None = None

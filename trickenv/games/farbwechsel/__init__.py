@@ -38,10 +38,8 @@ from typing import Any
 import numpy as np
 
 from trickenv.games.base import GameSpec, card_table, resolve_options, write_offsets
-from trickenv.games.farbwechsel import rules, solver, text, worlds
+from trickenv.games.farbwechsel import learning, rules, solver, text, worlds
 from trickenv.games.farbwechsel.rules import *  # noqa: F403  (the rules' names, as this module had them)
-from trickenv.games.parts import GameLearning
-from trickenv.games.trick_facts import TRICK_FACTS, trick_facts
 
 
 def make_spec(**options: Any) -> GameSpec:
@@ -89,5 +87,5 @@ def make_spec(**options: Any) -> GameSpec:
         solve_kernel=solver.solve_kernel,
         text=text.GAME_TEXT,
         worlds=worlds.GAME_WORLDS,
-        learning=GameLearning(action_features=trick_facts, action_feature_names=TRICK_FACTS),
+        learning=learning.GAME_LEARNING,
     )

@@ -1,4 +1,5 @@
-"""Four Tricks for learners: the suit symmetry of its rules."""
+"""Four Tricks for learners: the suit symmetry of its rules, and the dealer's trump as a decision a learned
+value model can make."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import numpy as np
 from trickenv.games.base import (
     GameSpec,
 )
-from trickenv.games.parts import GameLearning
+from trickenv.games.hand_features import hand_from_suit
+from trickenv.games.parts import Decision, GameLearning
 from trickenv.games.trick_facts import TRICK_FACTS, trick_facts
 
 # The card blocks of the observation, relabelled card by card with the suits.
@@ -36,5 +38,55 @@ def suit_relabel(spec: GameSpec, perm: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return obs, actions
 
 
+def _trump_features(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
+    """The dealer's hand seen from each suit it may name (the suits are alike)."""
+    off, _ = spec.obs_offsets["hand"]
+    hand = np.asarray(obs)[:, off:off + spec.deck] != 0
+    return hand_from_suit(hand, np.broadcast_to(np.arange(4), (len(hand), 4)))
+
+
+def _bid_features(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
+    """For each bid: the bidder's hand seen from the trump (without trump, from the suit its holdings put
+    first), the bids made so far and where the dealer sits (relative seats), and the bid."""
+    obs = np.asarray(obs)
+    b, deck = len(obs), spec.deck
+    off, _ = spec.obs_offsets["hand"]
+    hand = obs[:, off:off + deck] != 0
+    off, _ = spec.obs_offsets["trump"]
+    trump = obs[:, off:off + 5].argmax(axis=1)
+    plain = trump == 4  # no trump: the suits are all alike, the first is the one sorted first
+    if plain.any():
+        trump = trump.copy()
+        trump[plain] = _first_suit(hand[plain])
+    seen = [hand_from_suit(hand, trump[:, None])[:, 0]]
+    for block in ("bids", "dealer"):
+        off, size = spec.obs_offsets[block]
+        seen.append(obs[:, off:off + size].astype(np.float32))
+    common = np.concatenate(seen, axis=1)
+    count = spec.num_actions - deck - 4
+    out = np.zeros((b, count, common.shape[1] + count), np.float32)
+    out[:, :, :common.shape[1]] = common[:, None, :]
+    out[:, np.arange(count), common.shape[1] + np.arange(count)] = 1.0
+    return out
+
+
+def _first_suit(hand: np.ndarray) -> np.ndarray:
+    """The suit a hand's holdings put first (:func:`hand_from_suit`'s order of the other suits)."""
+    ranks = hand.shape[1] // 4
+    held = hand.reshape(len(hand), 4, ranks).astype(np.float64)
+    return (held.sum(axis=2) * (1 << ranks) + held @ (2.0 ** np.arange(ranks))).argmax(axis=1)
+
+
+def decisions(spec: GameSpec) -> tuple[Decision, ...]:
+    """The dealer's trump where the dealer names it (``trump="dealer"``), and the bid of each seat with
+    ``bidding=True``."""
+    out = []
+    if spec.options["trump"] == "dealer":
+        out.append(Decision("trump", spec.deck, 4, _trump_features))
+    if spec.options["bidding"]:
+        out.append(Decision("bid", spec.deck + 4, spec.num_actions - spec.deck - 4, _bid_features, turns=3))
+    return tuple(out)
+
+
 GAME_LEARNING = GameLearning(action_features=trick_facts, action_feature_names=TRICK_FACTS,
-                             suit_relabel=suit_relabel)
+                             suit_relabel=suit_relabel, decisions=decisions)

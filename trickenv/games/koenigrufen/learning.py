@@ -1,4 +1,5 @@
-"""King Calling for learners: the privileged observation's game block (the batches to come and the partner)."""
+"""King Calling for learners: the privileged observation's game block (the batches to come and the partner), and
+the call as a decision a learned value model can make."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ from trickenv.games.base import (
     GameSpec,
 )
 from trickenv.games.koenigrufen.rules import (
+    A_CALL,
     DECK,
     PARTNER,
+    RANKS,
     N,
 )
-from trickenv.games.parts import GameLearning
+from trickenv.games.hand_features import hand_from_suit
+from trickenv.games.parts import Decision, GameLearning
 from trickenv.games.trick_facts import TRICK_FACTS, trick_facts
 
 # The privileged observation's game block (trickenv.privileged): the second batch each seat is still to get
@@ -34,6 +38,22 @@ def privileged_extra(spec: GameSpec, state: State, games: np.ndarray, seats: np.
     return out
 
 
+def _call_features(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
+    """For each card the caller may call: its first four cards seen from the called card's suit (the trump;
+    the suits are alike), and the called card's rank."""
+    off, _ = spec.obs_offsets["hand"]
+    hand = np.asarray(obs)[:, off:off + DECK] != 0
+    calls = np.arange(DECK)
+    out = np.zeros((len(hand), DECK, DECK + RANKS), np.float32)
+    out[:, :, :DECK] = hand_from_suit(hand, np.broadcast_to(calls // RANKS, (len(hand), DECK)))
+    out[:, calls, DECK + calls % RANKS] = 1.0
+    return out
+
+
+def decisions(spec: GameSpec) -> tuple[Decision, ...]:
+    return (Decision("call", A_CALL, DECK, _call_features),)
+
+
 GAME_LEARNING = GameLearning(action_features=trick_facts, action_feature_names=TRICK_FACTS,
                              privileged_extra=privileged_extra,
-                             privileged_extra_size=PRIVILEGED_EXTRA_SIZE)
+                             privileged_extra_size=PRIVILEGED_EXTRA_SIZE, decisions=decisions)
