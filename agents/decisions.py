@@ -1,4 +1,4 @@
-"""Decisions before the play taken from learned values: King Calling's call, the dealer's trump.
+"""Decisions before the play taken from learned values: King Calling's call, the dealer's trump, the bids.
 
 A game names these decisions (:class:`trickenv.games.parts.Decision`: the actions, and the features of each
 choice from what the seat to act knows). A **value file** holds a small network that gives every choice its

@@ -4,8 +4,8 @@
     python benchmarks/bench_decisions.py --batch 1,256 --repeat 200
 
 For every value file shipped (``agents/models/decisions/``), :class:`trickenv.agents.decisions.LearnedDecisions`
-chooses at the first turn of deals of its variant, in batches of each size; the rule-based agent's choice at
-the same turns is the row beside it. Columns: µs a decision (one thread; a first call, not timed, loads the
+chooses at the first turn of its decision in deals of its variant (the rule-based agent plays up to it), in
+batches of each size; the rule-based agent's choice at the same turns is the row beside it. Columns: µs a decision (one thread; a first call, not timed, loads the
 file and warms the kernels).
 """
 
@@ -48,8 +48,12 @@ def main() -> None:
         spec = trickenv.make_spec(meta["game"], **meta["options"])
         learned = LearnedDecisions(spec, path)
         rules = make_agent("rules", spec)
+        d = learned.tables[0].decision
         for b in map(int, args.batch.split(",")):
-            obs, mask, _ = VecEnv(spec, b, seed=1).reset()
+            vec = VecEnv(spec, b, seed=1)
+            obs, mask, _ = vec.reset()
+            while not mask[:, d.first:d.first + d.count].any(axis=1).all():  # the rules' moves up to the decision
+                obs, mask, _, _, _ = vec.step(rules.act_batch(obs, mask))
             row = [per_decision(learned.choose, obs, mask, args.repeat),
                    per_decision(rules.act_batch, obs, mask, args.repeat)]
             variant = " ".join(f"{k}={v}" for k, v in meta["options"].items() if v is not None)

@@ -1,6 +1,7 @@
 """Values of the decisions before the play, learned from simulated outcomes (``trickenv decisions``).
 
-For a decision a game names (:class:`trickenv.games.parts.Decision`: King Calling's call, the dealer's trump),
+For a decision a game names (:class:`trickenv.games.parts.Decision`: King Calling's call, the dealer's trump,
+Four Tricks' bid),
 every simulated deal is played once for each legal choice: the same cards, the decider taking that choice at
 its first turn of the decision, and a player (``--player``, the rule-based agent by default) making every
 other move. The decider's deal score after each choice is its outcome. A small network learns, from what the
@@ -44,8 +45,8 @@ class DecisionsConfig:
     """The settings of ``trickenv decisions`` (each field is a flag; ``run.json`` of the run's folder)."""
 
     game: str = setting(doc="the game", positional=True, choices=sorted(trickenv.GAMES))
-    decision: str = setting(doc="the decision: the call (King Calling), trump (the dealer's, Four Tricks and "
-                                "Farbwechsel)", positional=True)
+    decision: str = setting(doc="the decision: call (King Calling), trump (the dealer's, Four Tricks and "
+                                "Farbwechsel), bid (Four Tricks, bidding=True)", positional=True)
     options: dict[str, Any] = setting(factory=dict, doc="game options as name=value, e.g. bidding=True (anywhere on "
                                       "the line): the variant", positional=True, nargs="*")
     out: str = setting("", "the run's folder (chunks, the value file, report.json)")

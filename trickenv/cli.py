@@ -251,10 +251,11 @@ def train_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 DECISIONS_DESCRIPTION = (
-    "Learn the values of DECISION (King Calling's call, the dealer's trump) in GAME from simulated deals: each deal\n"
-    "is played once per legal choice, --player making every other move, and a small network learns each choice's\n"
-    "outcome from what the decider knows. Writes DIR/<game>_<decision>.npz (play it: AGENT:decisions=PATH) and\n"
-    "DIR/report.json (the learned choice against the player's own on held-out deals). --resume continues a run.")
+    "Learn the values of DECISION (King Calling's call, the dealer's trump, Four Tricks' bid) in GAME from\n"
+    "simulated deals: each deal is played once per legal choice, --player making every other move, and a small\n"
+    "network learns each choice's outcome from what the decider knows. Writes DIR/<game>_<decision>.npz (play\n"
+    "it: AGENT:decisions=PATH) and DIR/report.json (the learned choice against the player's own on held-out\n"
+    "deals). --resume continues a run.")
 
 
 def decisions_arguments(parser: argparse.ArgumentParser) -> None:
