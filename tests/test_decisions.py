@@ -192,10 +192,11 @@ def test_the_shipped_values_play_their_variants_and_journals_know_them(tmp_path)
     from trickenv.agents.decisions import shipped_value_files
     from trickenv.agents.journal import player_files
 
-    for options in ({}, {"bidding": True}):
+    for options, names in (({}, ["four_tricks_trump.npz"]),
+                           ({"bidding": True}, ["four_tricks_bidding_bid.npz", "four_tricks_bidding_trump.npz"])):
         spec = trickenv.make_spec("four_tricks", **options)
         agent = make_agent("rules:decisions=learned", spec)
-        assert len(agent.learned.files) == 1
+        assert [p.name for p in agent.learned.files] == names
         _, obs, mask = first_obs(spec, deals=40)
         act = agent.act_batch(obs, mask)
         assert mask[np.arange(40), act].all() and (act >= spec.deck).all()
