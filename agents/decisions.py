@@ -9,7 +9,8 @@ less the mean over the choices of the same deal. Playing one costs a forward pas
 Any agent takes its decisions from them with the keyword ``decisions``:
 ``make_agent("search:decisions=learned", spec)`` (the value files shipped for the variant,
 ``agents/models/decisions/``), ``decisions=DIR`` (the value files in a folder that are for the variant) or
-``decisions=PATH`` (one file). The agent decides everything else, as before. Where the variant has no value file, ``decisions=learned`` is an error that names the variants that
+``decisions=PATH`` (one file); ``decisions=own`` keeps the agent's own decisions. The agent decides
+everything else, as before. Where the variant has no value file, ``decisions=learned`` is an error that names the variants that
 have one.
 """
 
@@ -192,8 +193,8 @@ class WithLearnedDecisions(BatchAgent):
 
 
 def with_learned_decisions(agent: Any, spec: GameSpec, source: str | Path) -> Any:
-    """``agent`` taking the decisions before the play from learned values (``source``: ``"learned"`` or a value
-    file's path); ``source`` ``"agent"`` leaves it as it is."""
-    if str(source) == "agent":
+    """``agent`` taking the decisions before the play from learned values (``source``: ``"learned"``, a folder or
+    a value file's path); ``source`` ``"own"`` leaves it as it is (its own decisions, whatever its default)."""
+    if str(source) == "own":
         return agent
     return WithLearnedDecisions(agent, LearnedDecisions(spec, source))

@@ -155,6 +155,7 @@ def test_a_run_writes_values_that_any_agent_plays(tmp_path, capsys):
     assert np.array_equal(agent.act_batch(obs, mask), plain.act_batch(obs, mask))
     one = {"observation": obs[0], "action_mask": mask[0]}
     assert agent.act(one) == plain.act(one)
+    assert type(make_agent("rules:decisions=own", spec)) is type(plain)
     # The command line: the same run, and its errors in one line.
     main(["eval", "four_tricks", "--agents", f"rules:decisions={path},rules", "--deals", "4", "--seed", "1",
           "--no-progress", "--no-ratings"])

@@ -57,9 +57,10 @@ U0 = np.uint64(0)
 # a kernel made about 40 atomic reference-count updates per game and step (1.3-2.2x the cost).
 SERIAL = ParallelOptions({option: False for option in (
     "comprehension", "reduction", "inplace_binop", "setitem", "numpy", "stencil", "fusion", "prange")})
-# ... and numba says, when it compiles them, that it parallelized nothing: that is the point.
+# ... and numba says, when it compiles them, that it parallelized nothing: that is the point. (Its message may
+# begin with a terminal colour code, hence the leading ``.*``.)
 warnings.filterwarnings("ignore", category=NumbaPerformanceWarning,
-                        message=r"(?s)\s*The keyword argument 'parallel=True' was specified but no transformation"
+                        message=r"(?s).*The keyword argument 'parallel=True' was specified but no transformation"
                                 r".*trickenv[/\\]games[/\\]")
 
 # --------------------------------------------------------------------- random
