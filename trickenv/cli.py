@@ -6,6 +6,7 @@ them all in every game, ``trickenv train GAME`` trains a player (imitation, expe
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 from typing import Any, Callable, Sequence
 
@@ -239,15 +240,19 @@ TRAIN_DESCRIPTION = (
     "checkpoint that --resume continues (docs/guides/training.md).")
 
 
-def train_arguments(parser: argparse.ArgumentParser) -> None:
-    """The arguments of ``trickenv train``, generated from the fields of its settings (trickenv.training.config)."""
-    try:
-        from trickenv.training.config import TrainCommand, TrainConfig
-        from trickenv.training.flags import add_arguments
-    except ImportError as e:
-        raise SystemExit(f"trickenv train needs the train extra (pip install 'trickenv[train]'): {e}") from None
-    add_arguments(parser, TrainConfig)
-    add_arguments(parser, TrainCommand)
+def settings_arguments(command: str, module: str, *settings: str) -> Callable[[argparse.ArgumentParser], None]:
+    """The arguments of ``trickenv COMMAND``, generated from the fields of the settings dataclasses ``settings``
+    of ``trickenv.training.MODULE`` (imported when the command parses: it loads torch)."""
+    def add(parser: argparse.ArgumentParser) -> None:
+        try:
+            from trickenv.training.flags import add_arguments
+
+            found = importlib.import_module(f"trickenv.training.{module}")
+        except ImportError as e:
+            raise SystemExit(f"trickenv {command} needs the train extra (pip install 'trickenv[train]'): {e}") from None
+        for name in settings:
+            add_arguments(parser, getattr(found, name))
+    return add
 
 
 DECISIONS_DESCRIPTION = (
@@ -256,16 +261,6 @@ DECISIONS_DESCRIPTION = (
     "network learns each choice's outcome from what the decider knows. Writes DIR/<game>_<decision>.npz (play\n"
     "it: AGENT:decisions=PATH) and DIR/report.json (the learned choice against the player's own on held-out\n"
     "deals). --resume continues a run.")
-
-
-def decisions_arguments(parser: argparse.ArgumentParser) -> None:
-    """The arguments of ``trickenv decisions``, generated from its settings (trickenv.training.decisions)."""
-    try:
-        from trickenv.training.decisions import DecisionsConfig
-        from trickenv.training.flags import add_arguments
-    except ImportError as e:
-        raise SystemExit(f"trickenv decisions needs the train extra (pip install 'trickenv[train]'): {e}") from None
-    add_arguments(parser, DecisionsConfig)
 
 
 def decisions(args: argparse.Namespace, options: dict[str, Any]) -> None:
@@ -473,11 +468,12 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
     p.add_argument("--json", default=None, metavar="PATH", help="write every reviewed decision as JSON")
     sub.add_parser("train", help="train a player: imitation of a teacher or search, expert iteration, PPO "
                                  "(docs/guides/training.md)", description=TRAIN_DESCRIPTION,
-                   formatter_class=argparse.RawDescriptionHelpFormatter, later=train_arguments)
+                   formatter_class=argparse.RawDescriptionHelpFormatter,
+                   later=settings_arguments("train", "config", "TrainConfig", "TrainCommand"))
     sub.add_parser("decisions", help="learn the values of a decision before the play (the call, the dealer's trump) "
                                      "from simulated deals (docs/guides/decisions.md)",
                    description=DECISIONS_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
-                   later=decisions_arguments)
+                   later=settings_arguments("decisions", "decisions", "DecisionsConfig"))
     # Game options (name=value) may stand anywhere on the line, also after flags, e.g.
     # `trickenv play farbwechsel --seed 1 num_players=4`: argparse leaves those to us.
     return ap, sub

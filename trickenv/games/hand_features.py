@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["hand_from_suit"]
+__all__ = ["hand_from_suit", "first_suit"]
 
 
 def hand_from_suit(hand: np.ndarray, suits: np.ndarray, sort_others: bool = True) -> np.ndarray:
@@ -21,9 +21,7 @@ def hand_from_suit(hand: np.ndarray, suits: np.ndarray, sort_others: bool = True
     hand = np.asarray(hand, bool)
     b, deck = hand.shape
     ranks = deck // 4
-    held = hand.reshape(b, 4, ranks).astype(np.float32)
-    # One number per holding: its length, then its cards as a binary number (equal holdings tie).
-    key = held.sum(axis=2) * (1 << ranks) + held @ (2.0 ** np.arange(ranks, dtype=np.float64)).astype(np.float32)
+    held, key = _holdings(hand)
     suits = np.asarray(suits, np.int64)
     k = suits.shape[1]
     out = np.empty((b, k, deck), np.float32)
@@ -37,3 +35,18 @@ def hand_from_suit(hand: np.ndarray, suits: np.ndarray, sort_others: bool = True
         out[:, j, :ranks] = held[rows, t]
         out[:, j, ranks:] = held[rows[:, None], others].reshape(b, 3 * ranks)
     return out
+
+
+def first_suit(hand: np.ndarray) -> np.ndarray:
+    """int64 [B]: the suit that :func:`hand_from_suit`'s order of the holdings puts first (the longest, then by
+    the cards held), for rules without a trump to see the hand from."""
+    return _holdings(np.asarray(hand, bool))[1].argmax(axis=1)
+
+
+def _holdings(hand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The holdings [B, 4, R] (float32) and one number per holding [B, 4]: its length, then its cards as a
+    binary number (equal holdings tie)."""
+    ranks = hand.shape[1] // 4
+    held = hand.reshape(len(hand), 4, ranks).astype(np.float32)
+    key = held.sum(axis=2) * (1 << ranks) + held @ (2.0 ** np.arange(ranks)).astype(np.float32)
+    return held, key

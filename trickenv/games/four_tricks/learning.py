@@ -8,7 +8,7 @@ import numpy as np
 from trickenv.games.base import (
     GameSpec,
 )
-from trickenv.games.hand_features import hand_from_suit
+from trickenv.games.hand_features import first_suit, hand_from_suit
 from trickenv.games.parts import Decision, GameLearning
 from trickenv.games.trick_facts import TRICK_FACTS, trick_facts
 
@@ -57,7 +57,7 @@ def _bid_features(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
     plain = trump == 4  # no trump: the suits are all alike, the first is the one sorted first
     if plain.any():
         trump = trump.copy()
-        trump[plain] = _first_suit(hand[plain])
+        trump[plain] = first_suit(hand[plain])
     seen = [hand_from_suit(hand, trump[:, None])[:, 0]]
     for block in ("bids", "dealer"):
         off, size = spec.obs_offsets[block]
@@ -68,13 +68,6 @@ def _bid_features(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
     out[:, :, :common.shape[1]] = common[:, None, :]
     out[:, np.arange(count), common.shape[1] + np.arange(count)] = 1.0
     return out
-
-
-def _first_suit(hand: np.ndarray) -> np.ndarray:
-    """The suit a hand's holdings put first (:func:`hand_from_suit`'s order of the other suits)."""
-    ranks = hand.shape[1] // 4
-    held = hand.reshape(len(hand), 4, ranks).astype(np.float64)
-    return (held.sum(axis=2) * (1 << ranks) + held @ (2.0 ** np.arange(ranks))).argmax(axis=1)
 
 
 def decisions(spec: GameSpec) -> tuple[Decision, ...]:

@@ -45,7 +45,8 @@ def _call_features(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
     hand = np.asarray(obs)[:, off:off + DECK] != 0
     calls = np.arange(DECK)
     out = np.zeros((len(hand), DECK, DECK + RANKS), np.float32)
-    out[:, :, :DECK] = hand_from_suit(hand, np.broadcast_to(calls // RANKS, (len(hand), DECK)))
+    by_suit = hand_from_suit(hand, np.broadcast_to(np.arange(4), (len(hand), 4)))  # [B, 4, DECK], once a suit
+    out[:, :, :DECK] = by_suit[:, calls // RANKS]
     out[:, calls, DECK + calls % RANKS] = 1.0
     return out
 
