@@ -115,7 +115,7 @@ NAME_ARGUMENTS: dict[str, tuple[str, type]] = {}
 
 
 # keyword -> wrap(agent, spec, value): a keyword every bundled agent takes (``decisions``), filled by
-# trickenv.agents.__init__
+# trickenv.agents.__init__; an agent whose constructor takes the keyword applies it itself (its default too)
 WRAPPERS: dict[str, Callable[[Any, GameSpec, Any], Any]] = {}
 
 
@@ -182,8 +182,9 @@ def make_agent(name: str, spec: GameSpec | str, seed: int | None = None, **kwarg
     ``search:16`` (worlds per decision), and after that any keyword of the agent's constructor as
     ``:keyword=value`` (:func:`parse_agent_name`): ``search:refine=3:refine_worlds=128``,
     ``pimc:32:rollout=random``. That is how the command line passes them. Every bundled agent takes
-    ``decisions=learned`` (or ``decisions=PATH``): its decisions before the play (the call, the dealer's trump)
-    from learned values (:mod:`trickenv.agents.decisions`). A keyword given both in the name
+    ``decisions=learned`` (or ``decisions=PATH``, ``decisions=own``): its decisions before the play (the call,
+    the dealer's trump) from learned values (:mod:`trickenv.agents.decisions`; an agent that takes the keyword
+    itself, ``pimc`` and ``search``, applies it, else the agent is wrapped). A keyword given both in the name
     and in ``kwargs`` is an error, as are ``spec`` and ``seed`` in a name (the caller seeds the agent)."""
     if isinstance(spec, str):
         from trickenv.games import make_spec
@@ -191,8 +192,8 @@ def make_agent(name: str, spec: GameSpec | str, seed: int | None = None, **kwarg
         spec = make_spec(spec)
     base, arg, named = parse_agent_name(name)
     for key, wrap in WRAPPERS.items():  # a keyword every bundled agent takes: the agent made, then wrapped
-        if base not in AGENTS or (key not in named and key not in kwargs):
-            continue
+        if base not in AGENTS or (key not in named and key not in kwargs) or key in (_keywords(AGENTS[base]) or ()):
+            continue  # not asked for, or the agent takes the keyword itself
         if key in named and key in kwargs:
             raise ValueError(f"agent {name!r} gives {key!r}, and so does the caller")
         value = named.pop(key) if key in named else kwargs[key]

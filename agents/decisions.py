@@ -28,7 +28,7 @@ from trickenv.engine.state import State
 from trickenv.games.base import GameSpec
 from trickenv.games.parts import Decision
 
-__all__ = ["DecisionValues", "LearnedDecisions", "with_learned_decisions", "shipped_value_files", "save_values",
+__all__ = ["DecisionValues", "LearnedDecisions", "learned_decisions", "with_learned_decisions", "shipped_value_files", "save_values",
            "variant_options"]
 
 
@@ -117,9 +117,10 @@ class LearnedDecisions:
     """The decisions of ``spec``'s variant that have a value file: :meth:`choose` takes them.
 
     ``source``: ``"learned"`` (the files shipped for the variant), a folder (the value files in it that are for
-    the variant) or the path of one value file; ValueError where none is for the variant."""
+    the variant) or the path of one value file; ValueError where none is for the variant. ``names``: only these
+    decisions (a ValueError names any that has no value file there)."""
 
-    def __init__(self, spec: GameSpec, source: str | Path = "learned") -> None:
+    def __init__(self, spec: GameSpec, source: str | Path = "learned", names: tuple[str, ...] | None = None) -> None:
         folder = str(source) == "learned" or Path(source).is_dir()
         if folder:
             paths = shipped_value_files() if str(source) == "learned" else sorted(Path(source).glob("*.npz"))
@@ -136,6 +137,13 @@ class LearnedDecisions:
                                  f"they are for: {'; '.join(have) or 'none'}")
         else:
             tables = [DecisionValues.load(spec, source)]
+        if names is not None:
+            missing = [n for n in names if n not in {t.decision.name for t in tables}]
+            if missing:
+                raise ValueError(f"no value file for the decision {missing[0]!r} of {spec.name} "
+                                 f"{variant_options(spec)} in {source}; it has: "
+                                 f"{', '.join(t.decision.name for t in tables)}")
+            tables = [t for t in tables if t.decision.name in names]
         self.tables = tables
         self.files = [t.path for t in tables]
 
@@ -190,6 +198,25 @@ class WithLearnedDecisions(BatchAgent):
         if name == "agent":
             raise AttributeError(name)
         return getattr(self.agent, name)
+
+
+def default_value_files(agent: str, spec: GameSpec) -> list[Path]:
+    """The shipped value files the agent called ``agent`` reads by default in ``spec``'s variant (an agent class's
+    ``default_decisions``; none for an agent without one)."""
+    from trickenv.agents.base import AGENTS, parse_agent_name
+
+    default = getattr(AGENTS.get(parse_agent_name(agent)[0]), "default_decisions", None)
+    names = default(spec) if default is not None else ()
+    return LearnedDecisions(spec, "learned", names=names).files if names else []
+
+
+def learned_decisions(spec: GameSpec, source: str | Path, default: tuple[str, ...] = ()) -> LearnedDecisions | None:
+    """What an agent's keyword ``decisions`` asks for: None (``source`` None with no ``default``, or ``"own"``: the
+    agent decides), else the :class:`LearnedDecisions` of ``source`` (None: the shipped values of the decisions
+    named in ``default``, the agent's default for the variant)."""
+    if source is None:
+        return LearnedDecisions(spec, "learned", names=default) if default else None
+    return None if str(source) == "own" else LearnedDecisions(spec, source)
 
 
 def with_learned_decisions(agent: Any, spec: GameSpec, source: str | Path) -> Any:

@@ -20,6 +20,7 @@ from trickenv.agents.progress import Clock, Progress
 from trickenv.agents.seatings import DESIGNS, seating_plan
 from trickenv.agents.tables import Table
 from trickenv.games import make_spec
+from trickenv.games.base import GameSpec
 
 __all__ = ["Journal", "JournalError", "open_journal", "recorded_call", "kept_chunks", "describe_entry",
            "player_files", "deals_hash"]
@@ -89,7 +90,7 @@ def open_journal(path: str | Path, game: str, options: dict[str, Any], agents: S
     described = [describe_entry(a) for a in agents]
     run = {"game": game, "options": options, "agents": described, "seed": int(seed), "deals": int(deals),
            "chunk": int(chunk), "seatings": [list(map(int, p)) for p in plan], "records": bool(records),
-           "player_files": player_files(described)}
+           "player_files": player_files(described, make_spec(game, **options))}
     if given is not None:  # only then: the journals of seeded runs keep their run.json as it was
         run["given_deals"] = given
     return Journal(path, run)
@@ -150,16 +151,17 @@ def describe_entry(entry: Any) -> Any:
                      f"the run); got {type(entry).__name__}")
 
 
-def player_files(described: list[Any]) -> dict[str, str]:
+def player_files(described: list[Any], spec: GameSpec | None = None) -> dict[str, str]:
     """sha256 (16 hex digits) of every trained player a run may read: the shipped ones (searches read them too),
-    any ``model:PATH`` among the agents and the value files of an agent with ``decisions=`` (the shipped ones for
-    ``learned``), so a journal refuses to continue with other networks."""
+    any ``model:PATH`` among the agents and the value files of the decisions before the play an agent takes
+    (``decisions=PATH``, the shipped ones for ``learned``, and with ``spec`` those an agent takes by default),
+    so a journal refuses to continue with other networks."""
+    from trickenv.agents.decisions import default_value_files, shipped_value_files
     from trickenv.agents.policy import shipped_model_path
-
-    from trickenv.agents.decisions import shipped_value_files
 
     files = {p.name: p for p in sorted(shipped_model_path("x").parent.glob("*.npz"))}
     for entry in described:
+        name = entry if isinstance(entry, str) else entry["agent"]
         texts = [entry] if isinstance(entry, str) else [str(v) for v in entry["kwargs"].values()] + [entry["agent"]]
         learned = None if isinstance(entry, str) else entry["kwargs"].get("decisions")
         for text in texts:
@@ -167,9 +169,10 @@ def player_files(described: list[Any]) -> dict[str, str]:
             if base == "model" and path:
                 files[path] = Path(path)
             learned = kwargs.get("decisions", learned)
-        # the values of the decisions before the play, where the agent takes them (decisions=learned or PATH)
         if learned == "learned":
             files.update({f"decisions/{p.name}": p for p in shipped_value_files()})
-        elif learned is not None:
+        elif learned is None and spec is not None:
+            files.update({f"decisions/{p.name}": p for p in default_value_files(name, spec)})
+        elif learned is not None and learned != "own":
             files[str(learned)] = Path(str(learned))
     return {name: hashlib.sha256(p.read_bytes()).hexdigest()[:16] for name, p in files.items() if p.is_file()}

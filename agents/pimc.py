@@ -22,6 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from trickenv.agents.base import BatchAgent, make_agent
+from trickenv.agents.decisions import learned_decisions
 from trickenv.agents.search_defaults import search_defaults
 from trickenv.engine.layout import TO_ACT
 from trickenv.engine.state import State
@@ -42,7 +43,10 @@ class PIMCAgent(BatchAgent):
     decisions) and ``tiebreak`` (the weight of the side's card points, a share of
     120, added to the deal score) default to the game's ``decisions`` and ``tiebreak``
     in :mod:`trickenv.agents.search_defaults` (King Calling: ``"cards"`` and 1; that
-    module says why).
+    module says why). ``decisions``: where the decisions before the play come from learned values instead
+    (:mod:`trickenv.agents.decisions`): ``"learned"`` (all the shipped ones for the variant), a folder or a
+    value file; ``"own"``: none, the agent decides them; None: the game's default
+    (``SearchDefaults.learned``, :meth:`default_decisions`).
     """
 
     name = "pimc"
@@ -50,7 +54,7 @@ class PIMCAgent(BatchAgent):
 
     def __init__(self, spec: GameSpec, seed: int | None = None, worlds: int = 16, rollouts: int = 1,
                  rollout: str = "rules", max_games: int = 16384, tiebreak: float | None = None,
-                 search: str | None = None) -> None:
+                 search: str | None = None, decisions: str | None = None) -> None:
         super().__init__(spec)
         for label, value in (("worlds", worlds), ("rollouts", rollouts), ("max_games", max_games)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
@@ -61,13 +65,20 @@ class PIMCAgent(BatchAgent):
         self.rollout_name = rollout
         self.policy = make_agent(rollout, spec, seed=None if seed is None else seed + 7)
         self.seed = 0 if seed is None else int(seed)
-        self.decisions = 0  # decisions searched so far (seeds each one's worlds)
+        self.searched = 0  # decisions searched so far (seeds each one's worlds)
         tuning = search_defaults(spec)
         self.search = tuning.decisions if search is None else search
         if self.search not in ("all", "cards"):
             raise ValueError(f"search must be 'all' or 'cards', got {self.search!r}")
         self.bidder = make_agent("rules", spec, seed=None if seed is None else seed + 11) if self.search == "cards" else None
         self.tiebreak = float(tuning.tiebreak if tiebreak is None else tiebreak)
+        self.learned = learned_decisions(spec, decisions, self.default_decisions(spec))
+
+    @classmethod
+    def default_decisions(cls, spec: GameSpec) -> tuple[str, ...]:
+        """The decisions before the play this agent takes from the shipped learned values by default in
+        ``spec``'s variant (``SearchDefaults.learned``)."""
+        return search_defaults(spec).learned
 
     def act(self, observation: dict[str, np.ndarray], state: State | None = None, game: int = 0) -> int:
         """One action for the AEC env: pass ``state=env.unwrapped.game``."""
@@ -102,15 +113,19 @@ class PIMCAgent(BatchAgent):
         if not mask.any(axis=1).all():
             raise ValueError("a row of mask has no legal action")
         values = np.full(mask.shape, np.nan, np.float32)
-        if self.bidder is not None:
+        learned = np.full(len(mask), -1, np.int64) if self.learned is None else self.learned.choose(obs, mask)
+        rest = np.flatnonzero(learned < 0)  # the decisions the agent takes itself
+        out = learned.copy()
+        searched = np.zeros(len(mask), np.bool_)
+        if self.bidder is not None and rest.size:
             # search="cards": the rule-based agent's choice unless it plays a card; then the cards are searched.
-            out = np.array(self.bidder.act_batch(obs, mask), np.int64)
-            searched = out < self.spec.deck
+            out[rest] = np.array(self.bidder.act_batch(np.asarray(obs)[rest], mask[rest]), np.int64)
+            searched[rest] = out[rest] < self.spec.deck
             mask = mask.copy()
             mask[:, self.spec.deck:] = False
-        else:
-            out = mask.argmax(axis=1).astype(np.int64)
-            searched = np.ones(len(mask), np.bool_)
+        elif rest.size:
+            out[rest] = mask[rest].argmax(axis=1)
+            searched[rest] = True
         legal = [np.flatnonzero(m) for m in mask]
         todo = [i for i in np.flatnonzero(searched) if len(legal[i]) > 1]  # forced moves need no search
         per = self.worlds * self.rollouts
@@ -130,8 +145,8 @@ class PIMCAgent(BatchAgent):
         """The mean value of each legal action of each decision: one batch of (world, action, rollout) playouts."""
         spec, w, r = self.spec, self.worlds, self.rollouts
         seats = state.s[games, TO_ACT].astype(np.int64)
-        worlds = sample_worlds(spec, state, games, seats, w, seed=self.seed * 1_000_003 + self.decisions)
-        self.decisions += len(games)
+        worlds = sample_worlds(spec, state, games, seats, w, seed=self.seed * 1_000_003 + self.searched)
+        self.searched += len(games)
         # Game j of the simulation: decision i, action legal[i][a], world v, rollout u (in this nesting order).
         acts = np.concatenate(legal).astype(np.int64)
         decision = np.repeat(np.arange(len(legal)), [len(a) for a in legal])  # per (decision, action)

@@ -66,7 +66,8 @@ class SearchAgent(PIMCAgent):
     where it fits the variant, else ``"rules"``), ``search``,
     ``tiebreak``, ``max_games`` and the state it needs are as for ``pimc``, except that
     ``search`` defaults to ``SearchDefaults.search_decisions`` where the game sets it
-    (Four Tricks with bids: ``"cards"``);
+    (Four Tricks with bids: ``"cards"``), and ``decisions`` to ``SearchDefaults.search_learned`` (Four Tricks
+    with bids: the learned bids);
     ``tt_bits`` sizes the solver's transposition table. ``inference`` (None: the game's
     ``SearchDefaults.inference``), ``inference_strength`` (the weights' exponent),
     ``inference_policy`` (an agent name acting from the observation: ``"model"``, ``"rules"``, ``"model:PATH"``;
@@ -87,7 +88,7 @@ class SearchAgent(PIMCAgent):
                  inference: str | None = None, inference_strength: float = 1.0, card_model: str | None = None,
                  inference_policy: str | None = None, inference_epsilon: float = INFERENCE_EPSILON,
                  inference_pool: int | None = None, refine: int | None = None,
-                 refine_worlds: int | None = None) -> None:
+                 refine_worlds: int | None = None, decisions: str | None = None) -> None:
         tuning = search_defaults(spec)
         if search is None:
             search = tuning.search_decisions or tuning.decisions
@@ -108,7 +109,7 @@ class SearchAgent(PIMCAgent):
             if refine_worlds is None and refine:
                 refine_worlds = max(1, round(times * worlds))
         super().__init__(spec, seed=seed, worlds=worlds, rollouts=1, rollout=rollout, max_games=max_games,
-                         tiebreak=tiebreak, search=search)
+                         tiebreak=tiebreak, search=search, decisions=decisions)
         k = SOLVE_TRICKS if solve_tricks is None else solve_tricks
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
             raise ValueError(f"solve_tricks must be an integer >= 0, got {solve_tricks!r}")
@@ -158,6 +159,13 @@ class SearchAgent(PIMCAgent):
         self.refine_worlds = int(refine_worlds)
         self.spreads: list[np.ndarray] | None = None  # collected by analyse() only
 
+    @classmethod
+    def default_decisions(cls, spec: GameSpec) -> tuple[str, ...]:
+        """The decisions before the play ``search`` takes from the shipped learned values by default
+        (``SearchDefaults.search_learned``, else as ``pimc``)."""
+        tuning = search_defaults(spec)
+        return tuning.learned if tuning.search_learned is None else tuning.search_learned
+
     def analyse(self, obs: np.ndarray, mask: np.ndarray, state: State,
                 games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`search_batch` plus the spread: ``(actions [B], values [B, A], spread [B, A])``, the spread being
@@ -183,9 +191,9 @@ class SearchAgent(PIMCAgent):
         ``worlds`` of them drawn by weight (systematic resampling), which then count equally. ``look`` 1 draws
         the second look's worlds (``refine``), from a seed of their own."""
         w, k = self.refine_worlds if look else self.worlds, self.inference_pool
-        seed = self.seed * 1_000_003 + self.decisions
+        seed = self.seed * 1_000_003 + self.searched
         if look:
-            seed = int(np.random.SeedSequence([self.seed, self.decisions, look]).generate_state(1)[0])
+            seed = int(np.random.SeedSequence([self.seed, self.searched, look]).generate_state(1)[0])
         worlds = sample_worlds(self.spec, state, games, seats, w * k, seed=seed)
         if self.inference == "none":
             return worlds, None
@@ -228,7 +236,7 @@ class SearchAgent(PIMCAgent):
             share = self.refine_worlds / (self.worlds + self.refine_worlds)
             for m, t, v in zip(means, top, again, strict=True):
                 m[t] = (1.0 - share) * m[t] + share * v
-        self.decisions += len(games)
+        self.searched += len(games)
         return means
 
     def _values(self, state: State, games: np.ndarray, seats: np.ndarray, legal: list[np.ndarray], worlds: State,

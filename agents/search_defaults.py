@@ -29,6 +29,9 @@ class SearchDefaults:
       an older one.
     - ``refine``: ``search``'s second look, ``(k, m)``: the k best actions valued again in m x its worlds fresh
       worlds (``(0, 0)``: none), taken only together with the default playouts, the pair it was measured as.
+    - ``learned``: the decisions before the play ``pimc`` takes from the shipped learned values
+      (:mod:`trickenv.agents.decisions`) instead of deciding them itself; ``search_learned``: the same for
+      ``search`` (None: as ``pimc``).
     - ``inference``: how ``search`` weighs its worlds (``"none"``, ``"cards"`` or ``"policy"``);
       ``likelihood``: the player file whose moves the policy inference assumes (None: the game's shipped
       player).
@@ -40,15 +43,21 @@ class SearchDefaults:
     rollout: str = "rules"
     playouts: str | None = None
     refine: tuple[int, float] = (0, 0.0)
+    learned: tuple[str, ...] = ()
+    search_learned: tuple[str, ...] | None = None
     inference: str = "none"
     likelihood: str | None = None
 
 
 def _four_tricks(options: dict[str, Any]) -> SearchDefaults:
-    # Searched bids were weaker than the rule-based agent's: with bids, search plays the cards only. The
-    # playouts by the player the search was measured with, and with them a second look at the 3 best moves.
-    return SearchDefaults(search_decisions="cards" if options["bidding"] else None, rollout="model",
-                          playouts="four_tricks_rollout", refine=(3, 2.0))
+    # Searched bids were weaker than the rule-based agent's: with bids, search plays the cards only, and bids
+    # by the learned values, which beat the rule-based bids under it; the learned trump did not measure better
+    # with the search, so the dealer's trump stays the rule-based agent's. The playouts by the player the
+    # search was measured with, and with them a second look at the 3 best moves.
+    bidding = bool(options["bidding"])
+    return SearchDefaults(search_decisions="cards" if bidding else None, rollout="model",
+                          playouts="four_tricks_rollout", refine=(3, 2.0),
+                          search_learned=("bid",) if bidding else None)
 
 
 def _farbwechsel(options: dict[str, Any]) -> SearchDefaults:

@@ -45,6 +45,8 @@ def test_v1_is_frozen():
         "four_tricks", "four_tricks bidding=True", "farbwechsel", "farbwechsel num_players=4 partnership=True",
         "koenigrufen", "koenigrufen partner_from=full_hand"]
     assert V1.seed == 20261206 and V1.deals == 500 and V1.chunk == 25
+    # search bids by the learned values since; v1's search reference keeps its own bids
+    assert V1.played == (("search", "search:decisions=own"),) and V1.agent("search") == "search:decisions=own"
     deals, dealers = sets.load_deals(V1, V1.entries[1])
     assert deals.shape == (500, 3, 16) and dealers.shape == (500,)
     for e in V1.entries:  # each deal deals every card once (the undealt rest aside)

@@ -234,3 +234,40 @@ def test_a_folder_of_values_gives_those_of_the_variant(tmp_path):
     assert LearnedDecisions(trickenv.make_spec("four_tricks"), tmp_path).files == ft.files
     with pytest.raises(ValueError, match=rf"no decision values in {tmp_path} are for farbwechsel"):
         LearnedDecisions(trickenv.make_spec("farbwechsel"), tmp_path)
+
+
+def test_search_bids_by_the_learned_values_by_default_where_its_tuning_says_so(tmp_path):
+    """search in Four Tricks with bids: the shipped bid values make its bids (made by name or by its class);
+    ``decisions=own`` gives back its own (the rule-based bids); the dealer's trump stays its own; pimc and the
+    variant without bids take no learned decision by default. A journal hashes the default's value file."""
+    from trickenv.agents import SearchAgent
+    from trickenv.agents.journal import player_files
+
+    spec = trickenv.make_spec("four_tricks", bidding=True)
+    bids = LearnedDecisions(spec, "learned", names=("bid",))
+    rules = make_agent("rules", spec)
+    vec = VecEnv(spec, 24, seed=11)
+    obs, mask, _ = vec.reset()
+    games = np.arange(24)
+    seen = 0
+    for _ in range(4):  # the dealer's trump, then the three bids
+        learned = bids.choose(obs, mask)
+        by_name = make_agent("search:worlds=2", spec, seed=0).act_batch(obs, mask, state=vec.state, games=games)
+        by_class = SearchAgent(spec, seed=0, worlds=2).act_batch(obs, mask, state=vec.state, games=games)
+        own = make_agent("search:worlds=2:decisions=own", spec, seed=0).act_batch(obs, mask, state=vec.state,
+                                                                                   games=games)
+        assert np.array_equal(by_name, by_class)
+        pending = learned >= 0
+        assert np.array_equal(by_name[pending], learned[pending])
+        assert np.array_equal(by_name[~pending], own[~pending])  # the trump: the rule-based agent's
+        assert np.array_equal(own, rules.act_batch(obs, mask))
+        seen += pending.sum()
+        obs, mask, *_ = vec.step(by_name)
+    assert seen == 3 * 24 and (bids.choose(obs, mask) < 0).all()
+    assert make_agent("pimc", spec).learned is None
+    assert make_agent("search", trickenv.make_spec("four_tricks")).learned is None
+    default = player_files(["search", "rules"], spec)
+    assert "decisions/four_tricks_bidding_bid.npz" in default
+    assert not any(k.startswith("decisions/") for k in player_files(["search:decisions=own", "pimc"], spec))
+    with pytest.raises(ValueError, match="no value file at"):
+        SearchAgent(spec, decisions=str(tmp_path / "none.npz"))

@@ -60,14 +60,14 @@ def run_benchmark(agent: str, bset: BenchmarkSet, games: Sequence[str] | None = 
             continue
         deals, dealers = load_deals(bset, entry)
         for reference, n in bset.references:
-            if not _fits(reference, entry):
+            if not _fits(bset.agent(reference), entry):
                 continue
             kept = _kept_row(rows_dir, agent, bset, dealt, entry, reference)
             if kept is not None:
                 rows.append(kept)
                 continue
             chunks = None if rows_dir is None else _row_path(rows_dir, entry.key, reference).with_suffix(".chunks")
-            res = evaluate(entry.game, [agent, reference], deals=n, seed=bset.seed, options=dict(entry.options),
+            res = evaluate(entry.game, [agent, bset.agent(reference)], deals=n, seed=bset.seed, options=dict(entry.options),
                            chunk=bset.chunk, progress=progress, ratings=False, given_deals=(deals, dealers),
                            agent_timeout=agent_timeout, ray=ray, journal=chunks)
             names = res.names
@@ -107,7 +107,7 @@ def reference_play(bset: BenchmarkSet, entry: Entry, reference: str, deals: int 
     from trickenv.agents.evaluation import evaluate
 
     dealt, dealers = load_deals(bset, entry)
-    res = evaluate(entry.game, [reference, "rules"], deals=deals, seed=bset.seed, options=dict(entry.options),
+    res = evaluate(entry.game, [bset.agent(reference), "rules"], deals=deals, seed=bset.seed, options=dict(entry.options),
                    chunk=bset.chunk, progress=False, ratings=False, records=True,
                    given_deals=(dealt[:deals], dealers[:deals]))
     records = res.table_data.records

@@ -40,13 +40,20 @@ class Entry:
 class BenchmarkSet:
     """A benchmark version: its entries, its references ``(agent name, deals against it)``, the seed of the
     deal set and of the agents, and ``chunk``, the deals a batch of games plays (every chunk starts its agents
-    afresh, so the games depend on it; the chunks can run in parallel, ``trickenv benchmark --ray``)."""
+    afresh, so the games depend on it; the chunks can run in parallel, ``trickenv benchmark --ray``).
+    ``played``: ``(reference, agent name)`` where a reference plays as another name says (a bundled agent whose
+    default changed after the version was frozen plays as it did then: :meth:`agent`)."""
 
     version: str
     entries: tuple[Entry, ...]
     references: tuple[tuple[str, int], ...]
     seed: int
     chunk: int = 25
+    played: tuple[tuple[str, str], ...] = ()
+
+    def agent(self, reference: str) -> str:
+        """The agent name ``reference`` plays as."""
+        return dict(self.played).get(reference, reference)
 
     @property
     def deals(self) -> int:
@@ -71,6 +78,8 @@ V1 = BenchmarkSet(
     references=(("rules", 500), ("model", 500), ("pimc", 200), ("search", 50)),
     seed=20261206,
     chunk=25,
+    # search took the learned bids by default after v1 was frozen; its reference keeps its own bids
+    played=(("search", "search:decisions=own"),),
 )
 BENCHMARKS = {V1.version: V1}
 
