@@ -99,7 +99,8 @@ class DecisionValues:
         return cls(spec, layers, meta, Path(path))
 
     def values(self, obs: np.ndarray) -> np.ndarray:
-        """float32 [B, count]: each choice's value for the seat to act in ``obs`` (illegal choices included)."""
+        """float32 [B, choices]: each choice's value for the seat to act in ``obs`` (illegal choices included;
+        the last is "none" where the decision may be declined)."""
         x = self.decision.features(self.spec, obs)
         b, k, f = x.shape
         if f != self.meta["features"]:
@@ -149,16 +150,34 @@ class LearnedDecisions:
 
     def choose(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """int64 [B]: the legal choice with the highest value where one of the decisions is pending, else -1."""
+        return self.decide(obs, mask)[0]
+
+    def decide(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(choice [B], mask [B, A])``: :meth:`choose`'s choice, and the mask the agent then acts on: where a
+        decision that may be declined was declined (its "none" valued highest), without the decision's
+        actions."""
         mask = np.asarray(mask, bool)
         out = np.full(len(mask), -1, np.int64)
+        done = np.zeros(len(mask), bool)
+        rest = mask
         for t in self.tables:
             d = t.decision
             legal = mask[:, d.first:d.first + d.count]
-            rows = np.flatnonzero(legal.any(axis=1) & (out < 0))
-            if rows.size:
-                v = np.where(legal[rows], t.values(np.asarray(obs)[rows]), -np.inf)
-                out[rows] = d.first + v.argmax(axis=1)
-        return out
+            rows = np.flatnonzero(legal.any(axis=1) & ~done)
+            if not rows.size:
+                continue
+            done[rows] = True
+            allowed = legal[rows]
+            if d.decline:  # "none" where another action is left to take
+                others = mask[rows].sum(axis=1) > legal[rows].sum(axis=1)
+                allowed = np.concatenate([allowed, others[:, None]], axis=1)
+            best = np.where(allowed, t.values(np.asarray(obs)[rows]), -np.inf).argmax(axis=1)
+            take = best < d.count
+            out[rows[take]] = d.first + best[take]
+            if not take.all():
+                rest = rest.copy() if rest is mask else rest
+                rest[rows[~take], d.first:d.first + d.count] = False
+        return out, rest
 
 
 class WithLearnedDecisions(BatchAgent):
@@ -176,22 +195,24 @@ class WithLearnedDecisions(BatchAgent):
         mask = np.asarray(observation["action_mask"]).astype(np.bool_)[None, :]
         if not mask.any():
             raise ValueError("action_mask has no legal action")
-        chosen = int(self.learned.choose(obs, mask)[0])
-        if chosen >= 0:
-            return chosen
+        chosen, rest = self.learned.decide(obs, mask)
+        if chosen[0] >= 0:
+            return int(chosen[0])
+        if rest is not mask:  # declined: the agent acts without the decision's actions
+            observation = {**observation, "action_mask": rest[0].astype(np.int8)}
         if self.needs_state:
             return int(self.agent.act(observation, state=state))
         return int(self.agent.act(observation))
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, state: State | None = None,
                   games: np.ndarray | None = None) -> np.ndarray:
-        out = self.learned.choose(obs, mask)
+        out, mask = self.learned.decide(obs, mask)
         rest = np.flatnonzero(out < 0)
         if rest.size == len(out):
             return np.array(act_rows(self.agent, obs, mask, state, games), np.int64)
         if rest.size:
             sub = None if games is None else np.asarray(games)[rest]
-            out[rest] = act_rows(self.agent, np.asarray(obs)[rest], np.asarray(mask)[rest], state, sub)
+            out[rest] = act_rows(self.agent, np.asarray(obs)[rest], mask[rest], state, sub)
         return out
 
     def __getattr__(self, name: str) -> Any:  # the agent's own attributes (analyse, seed, ...) stay reachable

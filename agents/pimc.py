@@ -113,7 +113,9 @@ class PIMCAgent(BatchAgent):
         if not mask.any(axis=1).all():
             raise ValueError("a row of mask has no legal action")
         values = np.full(mask.shape, np.nan, np.float32)
-        learned = np.full(len(mask), -1, np.int64) if self.learned is None else self.learned.choose(obs, mask)
+        learned = np.full(len(mask), -1, np.int64)
+        if self.learned is not None:  # a declined decision leaves the agent the other actions
+            learned, mask = self.learned.decide(obs, mask)
         rest = np.flatnonzero(learned < 0)  # the decisions the agent takes itself
         out = learned.copy()
         searched = np.zeros(len(mask), np.bool_)

@@ -112,6 +112,26 @@ def test_the_simulation_plays_every_choice_of_the_same_deal():
         assert np.array_equal(scores, sim["outcome"][:, k]), k
 
 
+def play_out(spec, deals, seed, agent):
+    """The first ``deals`` deals of a VecEnv seeded ``seed``, each played once by ``agent`` in every seat: the
+    scores [deals, seats], the dealers, and how often each action was taken."""
+    vec = VecEnv(spec, deals, seed=seed)
+    obs, mask, _ = vec.reset()
+    _, dealers = (np.array(a) for a in vec.current_deals())
+    scores = np.zeros((deals, spec.num_players))
+    taken = np.zeros(spec.num_actions, int)
+    live = np.ones(deals, bool)
+    while live.any():
+        act = np.asarray(agent.act_batch(obs, mask), np.int64)
+        taken += np.bincount(act[live], minlength=spec.num_actions)
+        obs, mask, _, _, _ = vec.step(act, where=live)
+        if vec.deal_end.any():
+            rec = vec.deal_records()
+            scores[rec["game"]] = rec["scores"]
+            live[rec["game"]] = False
+    return scores, dealers, taken
+
+
 def tiny_values(spec, name, tmp_path) -> LearnedDecisions:
     """A value file of random weights (what a fit writes), as the agents read it."""
     d = decision_of(spec, name)
@@ -271,3 +291,60 @@ def test_search_bids_by_the_learned_values_by_default_where_its_tuning_says_so(t
     assert not any(k.startswith("decisions/") for k in player_files(["search:decisions=own", "pimc"], spec))
     with pytest.raises(ValueError, match="no value file at"):
         SearchAgent(spec, decisions=str(tmp_path / "none.npz"))
+
+
+def test_king_calling_declarations_may_be_declined(tmp_path):
+    """The declarations' choices are the four marriages, the hundred, all tricks and "none" (play a card). In the
+    simulation the player's own choice is the deal as it plays it; values that rate "none" highest make an agent
+    play a card where it would declare, values that rate a marriage highest make it declare every marriage it
+    may; and the features see the suits from the trump, so a deal with its suits renamed gives the same rows."""
+    spec = trickenv.make_spec("koenigrufen")
+    d = decision_of(spec, "declaration")
+    assert d.decline and d.choices == 7 and d.turns == 4
+    player = make_agent("rules", spec, seed=1)
+    sim = simulate(spec, d, 48, seed=3, player=player, batch=16)
+    came = sim["legal"].any(axis=1)
+    assert came.mean() > 0.5 and sim["legal"][came, 6].all() and (sim["own"][came] >= 0).all()
+    assert np.isnan(sim["outcome"][~sim["legal"]]).all() and not np.isnan(sim["outcome"][sim["legal"]]).any()
+    scores, dealers, _ = play_out(spec, 48, 3, player)  # the player alone: the deal as its own choice plays it
+    off, _ = spec.obs_offsets["dealer"]
+    decider = (dealers - sim["obs"][:, off:off + 4].argmax(axis=1)) % 4
+    rows = np.flatnonzero(came)
+    assert np.array_equal(sim["outcome"][rows, sim["own"][rows]], scores[rows, decider[rows]])
+
+    def values_preferring(slots):  # each choice's value: its place in slots from the end (the others: 0)
+        width = d.features(spec, first_obs(spec, 1)[1]).shape[2]
+        w = np.zeros((width, 1))
+        w[width - 7 + np.array(slots), 0] = np.arange(len(slots), 0, -1)
+        path = tmp_path / f"prefer_{'_'.join(map(str, slots))}.npz"
+        save_values(path, [(w, np.zeros(1))], {"game": "koenigrufen", "options": {"partner_from": "first_batch"},
+                                               "decision": "declaration", "features": width})
+        return path
+
+    def declared(agent):
+        return play_out(spec, 64, 5, agent)[2][d.first:d.first + d.count]
+
+    assert declared(make_agent("rules", spec, seed=0)).sum() > 0
+    assert declared(make_agent(f"rules:decisions={values_preferring([6])}", spec, seed=0)).sum() == 0
+    marry = declared(make_agent(f"rules:decisions={values_preferring([0, 1, 2, 3, 6])}", spec, seed=0))
+    assert marry[:4].sum() > declared(make_agent("rules", spec, seed=0))[:4].sum() and marry[4:].sum() == 0
+
+    perm = np.array([2, 0, 3, 1])  # suit s becomes perm[s] in every block with suits
+    renamed = sim["obs"][rows].copy()
+    for name, shape in (("hand", (4, 8)), ("trick", (4, 4, 8)), ("called", (4, 8)), ("trump", (4,)),
+                        ("marriages", (4, 4))):
+        off, _ = spec.obs_offsets[name]
+        size = int(np.prod(shape))
+        block = sim["obs"][rows, off:off + size].reshape((len(rows),) + shape)
+        axis = 1 if name in ("hand", "called", "trump") else 2
+        out = np.empty_like(block)
+        np.moveaxis(out, axis, 1)[:, perm] = np.moveaxis(block, axis, 1)
+        renamed[:, off:off + size] = out.reshape(len(rows), size)
+    x = d.features(spec, sim["obs"][rows])
+    y = d.features(spec, renamed)
+    off, _ = spec.obs_offsets["hand"]
+    held = sim["obs"][rows, off:off + 32].reshape(len(rows), 4, 8)
+    key = held.sum(axis=2) * 256 + held @ (2 ** np.arange(8))
+    distinct = np.array([len(set(k)) == 4 for k in key])  # equal holdings keep their order by the suits' names
+    assert distinct.sum() > 5
+    assert np.array_equal(y[distinct][:, list(perm) + [4, 5, 6]], x[distinct])

@@ -304,4 +304,4 @@ def test_a_search_agent_object_as_opponent():
     for _ in range(20):
         obs, mask, _, term, _ = core.step(random_legal(mask, rng))
         ends += int(term.sum())
-    assert ends >= 4 and core.pool[0].decisions > 0
+    assert ends >= 4 and core.pool[0].searched > 0

@@ -74,65 +74,84 @@ def decision_of(spec: GameSpec, name: str) -> Decision:
 def simulate(spec: GameSpec, decision: Decision, deals: int, seed: int, player: Any,
              batch: int = 256) -> dict[str, np.ndarray]:
     """``deals`` deals (the first deals of a VecEnv seeded ``seed``), each played once per choice of
-    ``decision``: ``obs`` [D, obs_size] (the decider's observation at the decision), ``legal`` [D, count] and
-    ``outcome`` [D, count] (the decider's deal score after that choice; NaN where it was not legal).
+    ``decision``: ``obs`` [D, obs_size] (the decider's observation at the decision), ``legal`` [D, choices],
+    ``outcome`` [D, choices] (the decider's deal score after that choice; NaN where it was not legal) and
+    ``own`` [D] (the choice ``player`` made there; -1 where the decision did not come up).
 
     Every copy of a deal is played by ``player`` (deterministic: the copies agree until the decision) up to the
     turn where ``decision`` is pending for the ``t``-th time, ``t`` = the deal's number modulo
-    ``decision.turns`` (Four Tricks' bid: the first, second or last bidder); there copy ``k`` takes choice ``k``."""
-    k = decision.count
+    ``decision.turns`` (Four Tricks' bid: the first, second or last bidder); there copy ``k`` takes choice ``k``,
+    and where the decision may be declined, the last copy takes ``player``'s move among the other actions. A
+    deal in which that turn never comes has no legal choice."""
+    k = decision.choices
     src = VecEnv(spec, deals, seed=seed)
     src.reset()
     all_deals, all_dealers = (np.array(a) for a in src.current_deals())
-    obs_out = np.zeros((deals, spec.obs_size), np.int8)
-    legal_out = np.zeros((deals, k), bool)
-    outcome = np.full((deals, k), np.nan, np.float32)
-    env: VecEnv | None = None
-    choice = None
+    out = {"obs": np.zeros((deals, spec.obs_size), np.int8), "legal": np.zeros((deals, k), bool),
+           "outcome": np.full((deals, k), np.nan, np.float32), "own": np.full(deals, -1, np.int64)}
     for start in range(0, deals, batch):
         stop = min(deals, start + batch)
-        b = (stop - start) * k
-        if env is None or env.num_envs != b:
-            env = VecEnv(spec, b, seed=seed)
-            choice = decision.first + np.tile(np.arange(k), stop - start)
-        obs, mask, to_act = env.reset(deals=np.repeat(all_deals[start:stop], k, axis=0),
-                                      dealers=np.repeat(all_dealers[start:stop].astype(np.int64), k))
-        active = np.ones(b, bool)
-        branched = np.zeros(b, bool)
-        decider = np.full(b, -1, np.int64)
-        actions = np.zeros(b, np.int64)
-        turn = (start + np.arange(b) // k) % decision.turns  # the turn of the decision each copy branches at
-        seen = np.zeros(b, np.int64)  # turns of the decision passed so far
-        for _ in range(4 * (spec.deck + 16)):
-            rows = np.flatnonzero(active)
-            actions[rows] = act_rows(player, obs[rows], mask[rows])
-            pending = active & ~branched & mask[:, decision.first:decision.first + k].any(axis=1)
-            at = np.flatnonzero(pending & (seen == turn))
-            seen[pending & (seen != turn)] += 1
-            if at.size:
-                first = at[at % k == 0]  # one copy a deal records what the decider saw
-                obs_out[start + first // k] = obs[first]
-                legal_out[start + first // k] = mask[first, decision.first:decision.first + k]
-                ok = mask[at, choice[at]]
-                actions[at[ok]] = choice[at[ok]]
-                active[at[~ok]] = False  # an illegal choice has no outcome
-                branched[at] = True
-                decider[at] = to_act[at]
-            obs, mask, to_act, _, _ = env.step(actions, where=active)
-            if env.deal_end.any():
-                rec = env.deal_records()
-                g = rec["game"]
-                done = g[branched[g] & active[g]]
-                scores = rec["scores"][branched[g] & active[g]]
-                outcome.reshape(-1)[start * k + done] = scores[np.arange(len(done)), decider[done]]
-                active[g] = False
-            if not active.any():
-                break
-        else:
-            raise RuntimeError("some simulated deals did not finish")
-        if not branched.reshape(-1, k).any(axis=1).all():
-            raise ValueError(f"the decision {decision.name!r} never came up in some deals of {spec.name}")
-    return {"obs": obs_out, "legal": legal_out, "outcome": outcome}
+        _simulate_batch(spec, decision, player, seed, all_deals[start:stop], all_dealers[start:stop],
+                        start, {name: a[start:stop] for name, a in out.items()})
+    if not out["legal"].any():
+        raise ValueError(f"the decision {decision.name!r} never came up in the deals of {spec.name}")
+    return out
+
+
+def _simulate_batch(spec: GameSpec, decision: Decision, player: Any, seed: int, deals: np.ndarray,
+                    dealers: np.ndarray, start: int, out: dict[str, np.ndarray]) -> None:
+    """:func:`simulate` for the deals ``start ..`` of one batch, written into ``out`` (views of its arrays)."""
+    k, first, count = decision.choices, decision.first, decision.count
+    b = len(deals) * k
+    env = VecEnv(spec, b, seed=seed)
+    obs, mask, to_act = env.reset(deals=np.repeat(deals, k, axis=0), dealers=np.repeat(dealers.astype(np.int64), k))
+    pick = np.tile(np.arange(k), len(deals))  # the choice each copy takes
+    active = np.ones(b, bool)
+    branched = np.zeros(b, bool)
+    decider = np.full(b, -1, np.int64)
+    actions = np.zeros(b, np.int64)
+    turn = (start + np.arange(b) // k) % decision.turns  # the turn of the decision each copy branches at
+    seen = np.zeros(b, np.int64)  # turns of the decision passed so far
+    for _ in range(4 * (spec.deck + 16)):
+        rows = np.flatnonzero(active)
+        actions[rows] = act_rows(player, obs[rows], mask[rows])
+        pending = active & ~branched & mask[:, first:first + count].any(axis=1)
+        at = np.flatnonzero(pending & (seen == turn))
+        seen[pending & (seen != turn)] += 1
+        if at.size:
+            rec = at[at % k == 0]  # one copy a deal records what the decider saw and chose
+            own = actions[rec] - first
+            out["own"][rec // k] = np.where((own >= 0) & (own < count), own, count)
+            out["obs"][rec // k] = obs[rec]
+            out["legal"][rec // k, :count] = mask[rec, first:first + count]
+            others = mask[at].sum(axis=1) > mask[at, first:first + count].sum(axis=1)
+            if decision.decline:
+                out["legal"][rec // k, count] = others[at % k == 0]
+                none = at[(pick[at] == count) & others]
+                if none.size:  # "none": the player's move among the other actions
+                    rest = mask[none].copy()
+                    rest[:, first:first + count] = False
+                    actions[none] = act_rows(player, obs[none], rest)
+            is_choice = pick[at] < count
+            ok = others.copy()  # "none" (only where it may be declined) needs another action
+            ok[is_choice] = mask[at[is_choice], first + pick[at[is_choice]]]
+            take = at[ok & is_choice]
+            actions[take] = first + pick[take]
+            active[at[~ok]] = False  # an illegal choice has no outcome
+            branched[at] = True
+            decider[at] = to_act[at]
+        obs, mask, to_act, _, _ = env.step(actions, where=active)
+        if env.deal_end.any():
+            rec = env.deal_records()
+            g = rec["game"]
+            done = g[branched[g] & active[g]]
+            scores = rec["scores"][branched[g] & active[g]]
+            out["outcome"][done // k, done % k] = scores[np.arange(len(done)), decider[done]]
+            active[g] = False
+        if not active.any():
+            break
+    else:
+        raise RuntimeError("some simulated deals did not finish")
 
 
 class _Run:
@@ -195,7 +214,7 @@ def _fit(spec: GameSpec, decision: Decision, data: dict[str, np.ndarray], cfg: D
                               torch.nn.Linear(cfg.hidden, cfg.hidden), torch.nn.ReLU(), torch.nn.Linear(cfg.hidden, 1))
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
     rng = np.random.default_rng(cfg.seed)
-    size = max(1, 8192 // decision.count)  # deals a step
+    size = max(1, 8192 // decision.choices)  # deals a step
     for epoch in range(cfg.epochs):
         total, count = 0.0, 0
         for idx in np.array_split(rng.permutation(len(legal)), max(1, len(legal) // size)):
@@ -238,16 +257,24 @@ def run_decisions(cfg: DecisionsConfig, log: Any = print) -> dict[str, Any]:
     data = run.chunks(spec, decision, player, log)
     simulated = time.perf_counter() - t0
     fit_n = cfg.deals - cfg.holdout
-    held = {k: v[fit_n:] for k, v in data.items()}
-    mask = np.zeros((cfg.holdout, spec.num_actions), bool)
-    mask[:, decision.first:decision.first + decision.count] = held["legal"]
-    own = np.asarray(player.act_batch(held["obs"], mask), np.int64) - decision.first
+
+    def came_up(part: dict[str, np.ndarray]) -> dict[str, np.ndarray]:  # the deals the decision came up in
+        keep = part["legal"].any(axis=1)
+        return {k: v[keep] for k, v in part.items()}
+
+    held = came_up({k: v[fit_n:] for k, v in data.items()})
+    if "own" in held:
+        own = held["own"]
+    else:  # chunks simulated before the player's choice was recorded (a decision that cannot be declined)
+        mask = np.zeros((len(held["obs"]), spec.num_actions), bool)
+        mask[:, decision.first:decision.first + decision.count] = held["legal"]
+        own = np.asarray(player.act_batch(held["obs"], mask), np.int64) - decision.first
     t1 = time.perf_counter()
     curve = {}
     for share in (4, 2):  # how many deals the values need: a quarter and a half of them
-        part = {k: v[:fit_n // share] for k, v in data.items()}
+        part = came_up({k: v[:fit_n // share] for k, v in data.items()})
         curve[str(fit_n // share)] = _gain(spec, decision, _fit(spec, decision, part, cfg, lambda *_: None), held, own)
-    layers = _fit(spec, decision, {k: v[:fit_n] for k, v in data.items()}, cfg, log)
+    layers = _fit(spec, decision, came_up({k: v[:fit_n] for k, v in data.items()}), cfg, log)
     curve[str(fit_n)] = _gain(spec, decision, layers, held, own)
     fitted = time.perf_counter() - t1
     meta = {"game": spec.name, "options": variant_options(spec), "decision": decision.name,

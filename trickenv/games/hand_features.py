@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["hand_from_suit", "first_suit"]
+__all__ = ["hand_from_suit", "suit_order", "in_order", "first_suit"]
 
 
 def hand_from_suit(hand: np.ndarray, suits: np.ndarray, sort_others: bool = True) -> np.ndarray:
@@ -20,21 +20,33 @@ def hand_from_suit(hand: np.ndarray, suits: np.ndarray, sort_others: bool = True
     suit order after the chosen one (``t+1, t+2, t+3``: rules where the suits follow a cycle)."""
     hand = np.asarray(hand, bool)
     b, deck = hand.shape
-    ranks = deck // 4
-    held, key = _holdings(hand)
+    held, _ = _holdings(hand)
+    order = suit_order(hand, suits, sort_others)  # [B, K, 4]
+    return held[np.arange(b)[:, None, None], order].reshape(b, order.shape[1], deck)
+
+
+def suit_order(hand: np.ndarray, suits: np.ndarray, sort_others: bool = True) -> np.ndarray:
+    """int64 [B, K, 4]: the suits in the order :func:`hand_from_suit` writes them, ``suits[b, k]`` first. Other
+    cards the seat sees (a trick, the declarations) can be written in the same order with :func:`in_order`.
+    Equal holdings keep their cycle order after the chosen suit."""
+    _, key = _holdings(np.asarray(hand, bool))
     suits = np.asarray(suits, np.int64)
-    k = suits.shape[1]
-    out = np.empty((b, k, deck), np.float32)
-    rows = np.arange(b)
-    for j in range(k):
-        t = suits[:, j]
-        others = (t[:, None] + np.arange(1, 4)[None, :]) % 4  # [B, 3], in cycle order after t
-        if sort_others:
-            order = np.argsort(-np.take_along_axis(key, others, axis=1), axis=1, kind="stable")
-            others = np.take_along_axis(others, order, axis=1)
-        out[:, j, :ranks] = held[rows, t]
-        out[:, j, ranks:] = held[rows[:, None], others].reshape(b, 3 * ranks)
-    return out
+    others = (suits[:, :, None] + np.arange(1, 4)[None, None, :]) % 4  # [B, K, 3], in cycle order after t
+    if sort_others:
+        keys = np.take_along_axis(key[:, None, :].repeat(suits.shape[1], axis=1), others, axis=2)
+        others = np.take_along_axis(others, np.argsort(-keys, axis=2, kind="stable"), axis=2)
+    return np.concatenate([suits[:, :, None], others], axis=2)
+
+
+def in_order(cards: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``cards`` [B, ..., deck] (a card set per row, suit-major as a hand) with its suits in ``order`` [B, 4]
+    (:func:`suit_order` of one choice): the same sets, suit ``order[b, j]`` written as the ``j``-th."""
+    cards = np.asarray(cards)
+    b, deck = cards.shape[0], cards.shape[-1]
+    ranks = deck // 4
+    index = (order[:, :, None] * ranks + np.arange(ranks)[None, None, :]).reshape(b, deck)
+    index = index.reshape((b,) + (1,) * (cards.ndim - 2) + (deck,))
+    return np.take_along_axis(cards, np.broadcast_to(index, cards.shape), axis=-1)
 
 
 def first_suit(hand: np.ndarray) -> np.ndarray:

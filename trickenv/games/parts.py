@@ -136,7 +136,10 @@ class Decision:
     what the seat to act knows, seen from that choice (e.g. its hand with the suit the choice makes trump
     first), computed from the observation alone; the game's suit symmetry goes here, so that hands alike
     but for the names of the suits give the same rows. ``turns``: how many times a deal asks it (Four Tricks'
-    bid: once a seat); the simulation learns from each turn in turn.
+    bid: once a seat); the simulation learns from each turn in turn. ``decline``: the seat may take none of
+    the choices and go on (King Calling's declarations: play a card instead); the choices then have one more,
+    the last, "none" (the agent's own move among the other actions), which ``features`` gives a row too
+    (``[B, count + 1, F]``).
     """
 
     name: str
@@ -144,6 +147,12 @@ class Decision:
     count: int
     features: Callable[["GameSpec", np.ndarray], np.ndarray]
     turns: int = 1
+    decline: bool = False
+
+    @property
+    def choices(self) -> int:
+        """The choices a value model weighs: the actions, and "none" where the seat may decline."""
+        return self.count + int(self.decline)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """King Calling for learners: the privileged observation's game block (the batches to come and the partner), and
-the call as a decision a learned value model can make."""
+the call and the declarations as decisions a learned value model can make."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ from trickenv.games.base import (
 )
 from trickenv.games.koenigrufen.rules import (
     A_CALL,
+    A_MARRIAGE,
     DECK,
     PARTNER,
     RANKS,
     N,
 )
-from trickenv.games.hand_features import hand_from_suit
+from trickenv.games.hand_features import hand_from_suit, in_order, suit_order
 from trickenv.games.parts import Decision, GameLearning
 from trickenv.games.trick_facts import TRICK_FACTS, trick_facts
 
@@ -51,8 +52,46 @@ def _call_features(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
     return out
 
 
+# The declarations' choices: the four marriages, the hundred, all tricks, and "none" (play a card).
+DECLARATIONS = 6
+# What a declaration depends on beyond the cards, copied as the observation has them (relative seats, no suits).
+_PLAIN_BLOCKS = ("own_status", "sides", "big_declaration", "caller", "leader")
+
+
+def _block(spec: GameSpec, obs: np.ndarray, name: str) -> np.ndarray:
+    off, size = spec.obs_offsets[name]
+    return np.asarray(obs)[:, off:off + size]
+
+
+def _declaration_features(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
+    """For each declaration and "none": what the seat knows in the first trick, its suits seen from the trump
+    (the suits are alike; the others ordered by the hand's holdings): its hand, the trick so far, the called card
+    and the marriages declared (by relative seat), the big declarations, its side as far as it knows, the caller
+    and the leader; and the choice (a marriage by its suit's place in that order)."""
+    b = len(obs)
+    hand = _block(spec, obs, "hand") != 0
+    trump = _block(spec, obs, "trump")[:, :4].argmax(axis=1)
+    order = suit_order(hand, trump[:, None])[:, 0]  # [B, 4]
+    cards = [in_order(hand, order), in_order(_block(spec, obs, "trick").reshape(b, N, DECK), order).reshape(b, -1),
+             in_order(_block(spec, obs, "called"), order)]
+    marriages = _block(spec, obs, "marriages").reshape(b, N, 4)
+    cards.append(np.take_along_axis(marriages, np.broadcast_to(order[:, None, :], marriages.shape), axis=2).reshape(b, -1))
+    state = np.concatenate(cards + [_block(spec, obs, name) for name in _PLAIN_BLOCKS], axis=1).astype(np.float32)
+    choices = DECLARATIONS + 1
+    out = np.zeros((b, choices, state.shape[1] + choices), np.float32)
+    out[:, :, :state.shape[1]] = state[:, None, :]
+    place = np.argsort(order, axis=1)  # [B, suit]: the suit's place in the order
+    rows = np.arange(b)
+    for s in range(4):  # marriage in suit s: the one-hot of its place
+        out[rows, s, state.shape[1] + place[:, s]] = 1.0
+    for k in range(4, choices):  # the hundred, all tricks, none
+        out[:, k, state.shape[1] + k] = 1.0
+    return out
+
+
 def decisions(spec: GameSpec) -> tuple[Decision, ...]:
-    return (Decision("call", A_CALL, DECK, _call_features),)
+    return (Decision("call", A_CALL, DECK, _call_features),
+            Decision("declaration", A_MARRIAGE, DECLARATIONS, _declaration_features, turns=N, decline=True))
 
 
 GAME_LEARNING = GameLearning(action_features=trick_facts, action_feature_names=TRICK_FACTS,
