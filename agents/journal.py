@@ -161,7 +161,7 @@ def player_files(described: list[Any], spec: GameSpec | None = None) -> dict[str
 
     files = {p.name: p for p in sorted(shipped_model_path("x").parent.glob("*.npz"))}
     for entry in described:
-        name = entry if isinstance(entry, str) else entry["agent"]
+        agent = entry if isinstance(entry, str) else entry["agent"]
         texts = [entry] if isinstance(entry, str) else [str(v) for v in entry["kwargs"].values()] + [entry["agent"]]
         learned = None if isinstance(entry, str) else entry["kwargs"].get("decisions")
         for text in texts:
@@ -172,7 +172,7 @@ def player_files(described: list[Any], spec: GameSpec | None = None) -> dict[str
         if learned == "learned":
             files.update({f"decisions/{p.name}": p for p in shipped_value_files()})
         elif learned is None and spec is not None:
-            files.update({f"decisions/{p.name}": p for p in default_value_files(name, spec)})
+            files.update({f"decisions/{p.name}": p for p in default_value_files(agent, spec)})
         elif learned is not None and learned != "own":
             files[str(learned)] = Path(str(learned))
     return {name: hashlib.sha256(p.read_bytes()).hexdigest()[:16] for name, p in files.items() if p.is_file()}

@@ -8,9 +8,17 @@ that hands alike but for the names of the suits give the same row.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-__all__ = ["hand_from_suit", "suit_order", "in_order", "first_suit"]
+__all__ = ["obs_block", "hand_from_suit", "suit_order", "in_order", "first_suit"]
+
+
+def obs_block(spec: Any, obs: np.ndarray, name: str) -> np.ndarray:
+    """``[B, size]``: the observation block ``name`` of each row of ``obs`` (``spec.obs_offsets``)."""
+    off, size = spec.obs_offsets[name]
+    return np.asarray(obs)[:, off:off + size]
 
 
 def hand_from_suit(hand: np.ndarray, suits: np.ndarray, sort_others: bool = True) -> np.ndarray:

@@ -8,7 +8,7 @@ import numpy as np
 from trickenv.games.base import (
     GameSpec,
 )
-from trickenv.games.hand_features import first_suit, hand_from_suit
+from trickenv.games.hand_features import first_suit, hand_from_suit, obs_block
 from trickenv.games.parts import Decision, GameLearning
 from trickenv.games.trick_facts import TRICK_FACTS, trick_facts
 
@@ -40,28 +40,22 @@ def suit_relabel(spec: GameSpec, perm: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 def _trump_features(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
     """The dealer's hand seen from each suit it may name (the suits are alike)."""
-    off, _ = spec.obs_offsets["hand"]
-    hand = np.asarray(obs)[:, off:off + spec.deck] != 0
+    hand = obs_block(spec, obs, "hand") != 0
     return hand_from_suit(hand, np.broadcast_to(np.arange(4), (len(hand), 4)))
 
 
 def _bid_features(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
     """For each bid: the bidder's hand seen from the trump (without trump, from the suit its holdings put
     first), the bids made so far and where the dealer sits (relative seats), and the bid."""
-    obs = np.asarray(obs)
     b, deck = len(obs), spec.deck
-    off, _ = spec.obs_offsets["hand"]
-    hand = obs[:, off:off + deck] != 0
-    off, _ = spec.obs_offsets["trump"]
-    trump = obs[:, off:off + 5].argmax(axis=1)
+    hand = obs_block(spec, obs, "hand") != 0
+    trump = obs_block(spec, obs, "trump").argmax(axis=1)
     plain = trump == 4  # no trump: the suits are all alike, the first is the one sorted first
     if plain.any():
         trump = trump.copy()
         trump[plain] = first_suit(hand[plain])
     seen = [hand_from_suit(hand, trump[:, None])[:, 0]]
-    for block in ("bids", "dealer"):
-        off, size = spec.obs_offsets[block]
-        seen.append(obs[:, off:off + size].astype(np.float32))
+    seen += [obs_block(spec, obs, name).astype(np.float32) for name in ("bids", "dealer")]
     common = np.concatenate(seen, axis=1)
     count = spec.num_actions - deck - 4
     out = np.zeros((b, count, common.shape[1] + count), np.float32)

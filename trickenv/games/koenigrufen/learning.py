@@ -18,7 +18,7 @@ from trickenv.games.koenigrufen.rules import (
     RANKS,
     N,
 )
-from trickenv.games.hand_features import hand_from_suit, in_order, suit_order
+from trickenv.games.hand_features import hand_from_suit, in_order, obs_block, suit_order
 from trickenv.games.parts import Decision, GameLearning
 from trickenv.games.trick_facts import TRICK_FACTS, trick_facts
 
@@ -42,8 +42,7 @@ def privileged_extra(spec: GameSpec, state: State, games: np.ndarray, seats: np.
 def _call_features(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
     """For each card the caller may call: its first four cards seen from the called card's suit (the trump;
     the suits are alike), and the called card's rank."""
-    off, _ = spec.obs_offsets["hand"]
-    hand = np.asarray(obs)[:, off:off + DECK] != 0
+    hand = obs_block(spec, obs, "hand") != 0
     calls = np.arange(DECK)
     out = np.zeros((len(hand), DECK, DECK + RANKS), np.float32)
     by_suit = hand_from_suit(hand, np.broadcast_to(np.arange(4), (len(hand), 4)))  # [B, 4, DECK], once a suit
@@ -58,25 +57,20 @@ DECLARATIONS = 6
 _PLAIN_BLOCKS = ("own_status", "sides", "big_declaration", "caller", "leader")
 
 
-def _block(spec: GameSpec, obs: np.ndarray, name: str) -> np.ndarray:
-    off, size = spec.obs_offsets[name]
-    return np.asarray(obs)[:, off:off + size]
-
-
 def _declaration_features(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
     """For each declaration and "none": what the seat knows in the first trick, its suits seen from the trump
     (the suits are alike; the others ordered by the hand's holdings): its hand, the trick so far, the called card
     and the marriages declared (by relative seat), the big declarations, its side as far as it knows, the caller
     and the leader; and the choice (a marriage by its suit's place in that order)."""
     b = len(obs)
-    hand = _block(spec, obs, "hand") != 0
-    trump = _block(spec, obs, "trump")[:, :4].argmax(axis=1)
+    hand = obs_block(spec, obs, "hand") != 0
+    trump = obs_block(spec, obs, "trump")[:, :4].argmax(axis=1)
     order = suit_order(hand, trump[:, None])[:, 0]  # [B, 4]
-    cards = [in_order(hand, order), in_order(_block(spec, obs, "trick").reshape(b, N, DECK), order).reshape(b, -1),
-             in_order(_block(spec, obs, "called"), order)]
-    marriages = _block(spec, obs, "marriages").reshape(b, N, 4)
+    cards = [in_order(hand, order), in_order(obs_block(spec, obs, "trick").reshape(b, N, DECK), order).reshape(b, -1),
+             in_order(obs_block(spec, obs, "called"), order)]
+    marriages = obs_block(spec, obs, "marriages").reshape(b, N, 4)
     cards.append(np.take_along_axis(marriages, np.broadcast_to(order[:, None, :], marriages.shape), axis=2).reshape(b, -1))
-    state = np.concatenate(cards + [_block(spec, obs, name) for name in _PLAIN_BLOCKS], axis=1).astype(np.float32)
+    state = np.concatenate(cards + [obs_block(spec, obs, name) for name in _PLAIN_BLOCKS], axis=1).astype(np.float32)
     choices = DECLARATIONS + 1
     out = np.zeros((b, choices, state.shape[1] + choices), np.float32)
     out[:, :, :state.shape[1]] = state[:, None, :]
@@ -84,8 +78,7 @@ def _declaration_features(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
     rows = np.arange(b)
     for s in range(4):  # marriage in suit s: the one-hot of its place
         out[rows, s, state.shape[1] + place[:, s]] = 1.0
-    for k in range(4, choices):  # the hundred, all tricks, none
-        out[:, k, state.shape[1] + k] = 1.0
+    out[:, 4:, state.shape[1] + 4:] = np.eye(choices - 4, dtype=np.float32)  # the hundred, all tricks, none
     return out
 
 
