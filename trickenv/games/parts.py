@@ -156,6 +156,26 @@ class Decision:
 
 
 @dataclass(frozen=True)
+class MoveFeatures:
+    """What a person sees at the table, for every legal move of a batch of positions: the words a playbook
+    (:mod:`trickenv.research.playbook`) states its rules in.
+
+    ``kinds`` names the game's kinds of decision (Farbwechsel: the first trump, a lead, following suit, a
+    discard) and ``kind`` int64 ``[B]`` is each position's. ``names`` are the features and ``values`` float32
+    ``[B, actions, len(names)]`` their values for every move (NaN for an illegal move): facts of the position
+    (the trick number, the trump changes so far) repeat on every move, facts of the move (it is trump, it wins
+    the trick for sure) differ. ``words[name]`` says a feature in plain words: ``(is, is not)`` for a fact that
+    is 0 or 1, ``(noun,)`` for a count (a rule then says "noun >= k"). Computed from the observation alone.
+    """
+
+    kinds: tuple[str, ...]
+    kind: np.ndarray
+    names: tuple[str, ...]
+    values: np.ndarray
+    words: dict[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
 class GameLearning:
     """What a learner may use beyond the observation.
 
@@ -172,6 +192,8 @@ class GameLearning:
       batches to come and the partner).
     - Decisions before the play that a learned value model can make: ``decisions(spec)`` -> the variant's
       :class:`Decision` s (``None``: none).
+    - Readable features of every legal move, for the playbook: ``move_features(spec, obs, mask)`` ->
+      :class:`MoveFeatures` (``None``: the game has none yet).
     """
 
     action_features: Callable[["GameSpec", np.ndarray], np.ndarray] | None = None
@@ -180,3 +202,4 @@ class GameLearning:
     privileged_extra: Callable[["GameSpec", State, np.ndarray, np.ndarray], np.ndarray] | None = None
     privileged_extra_size: int = 0
     decisions: Callable[["GameSpec"], tuple[Decision, ...]] | None = None
+    move_features: Callable[["GameSpec", np.ndarray, np.ndarray], MoveFeatures] | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from trickenv.games.base import GameSpec
+from trickenv.games.farbwechsel.move_features import move_features
 from trickenv.games.hand_features import hand_from_suit, obs_block
 from trickenv.games.parts import Decision, GameLearning
 from trickenv.games.trick_facts import TRICK_FACTS, trick_facts
@@ -22,4 +23,5 @@ def decisions(spec: GameSpec) -> tuple[Decision, ...]:
     return (Decision("trump", spec.deck, 4, _trump_features),)
 
 
-GAME_LEARNING = GameLearning(action_features=trick_facts, action_feature_names=TRICK_FACTS, decisions=decisions)
+GAME_LEARNING = GameLearning(action_features=trick_facts, action_feature_names=TRICK_FACTS, decisions=decisions,
+                             move_features=move_features)

@@ -1,0 +1,181 @@
+"""The playbook (trickenv.research.mining, trickenv.research.playbook, trickenv.agents.playbook): the readable move
+features agree with the decoded observation, rules narrow the moves only where they apply, the playbook agent
+reads only what its seat knows and plays as the rule-based agent when it has no rule, mining continues a stopped
+run with the same positions, and a tree fitted to a known choice finds it and says it in words."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import trickenv
+from trickenv.agents import make_agent
+from trickenv.agents.playbook import Condition, PlaybookAgent, Rule, load_playbook, save_playbook
+from trickenv.games.parts import MoveFeatures
+from trickenv.vector import VecEnv
+
+FW = trickenv.make_spec("farbwechsel")
+
+
+def positions(spec, games=48, seed=5, agent="random"):
+    """Observations and masks of every decision of ``games`` deals played by ``agent`` in every seat."""
+    vec = VecEnv(spec, games, seed=seed)
+    obs, mask, _ = vec.reset()
+    player = make_agent(agent, spec, seed=seed)
+    live = np.ones(games, bool)
+    seen_obs, seen_mask = [], []
+    while live.any():
+        seen_obs.append(obs[live].copy())
+        seen_mask.append(mask[live].copy())
+        act = np.asarray(player.act_batch(obs, mask), np.int64)
+        obs, mask, _, _, _ = vec.step(act, where=live)
+        if vec.deal_end.any():
+            live[vec.deal_records()["game"]] = False
+    return np.concatenate(seen_obs), np.concatenate(seen_mask)
+
+
+def test_farbwechsel_move_features_match_the_decoded_observation():
+    """Each feature, recomputed row by row from ``trickenv.decode`` (another reading of the same blocks)."""
+    obs, mask = positions(FW)
+    mf = FW.learning.move_features(FW, obs, mask)
+    view = trickenv.decode(FW, obs)
+    names = {n: i for i, n in enumerate(mf.names)}
+    assert mf.values.shape == (len(obs), FW.num_actions, len(mf.names))
+    assert np.isnan(mf.values[~mask]).all() and not np.isnan(mf.values[mask]).any()
+    points = np.array([0, 0, 0, 10, 2, 3, 4, 11])
+    kinds_seen = set()
+    for i in range(0, len(obs), 7):
+        hand = np.flatnonzero(view["hand"][i])
+        trump = int(view["trump"][i])
+        on_table = int((view["trick"][i] >= 0).sum())
+        done = int((view["trick_trump"][i] >= 0).sum())
+        if mask[i, 32:].any():
+            kind = "first trump"
+        elif on_table == 0:
+            kind = "lead"
+        else:
+            led = int(view["trick"][i][view["leader"][i]]) // 8
+            kind = "follow suit" if any(c // 8 == led for c in np.flatnonzero(mask[i, :32])) else "discard"
+        assert mf.kinds[mf.kind[i]] == kind
+        kinds_seen.add(kind)
+        past = [int(t) for t in view["trick_trump"][i] if t >= 0] + ([trump] if trump >= 0 else [])
+        changes = sum(a != b for a, b in zip(past, past[1:], strict=False))
+        for a in np.flatnonzero(mask[i]):
+            row = mf.values[i, a]
+            s = a // 8 if a < 32 else a - 32
+            assert row[names["trick"]] == done and row[names["on_table"]] == on_table
+            assert row[names["changes"]] == changes
+            assert row[names["suit_len"]] == sum(c // 8 == s for c in hand)
+            assert row[names["suit_points"]] == sum(points[c % 8] for c in hand if c // 8 == s)
+            assert row[names["my_points"]] == view["points"][i][0]
+            if a < 32:
+                assert row[names["is_trump"]] == (s == trump)
+                assert row[names["points"]] == points[a % 8]
+                assert row[names["is_switch"]] == (a % 8 == 5 and s != trump)
+    assert kinds_seen == set(mf.kinds)
+
+
+def tiny_features() -> MoveFeatures:
+    """Two positions of kind "lead" and one of kind "other", three moves each, one feature ``x``."""
+    values = np.array([[[0.0], [1.0], [2.0]], [[1.0], [1.0], [np.nan]], [[0.0], [5.0], [5.0]]], np.float32)
+    return MoveFeatures(("lead", "other"), np.array([0, 0, 1]), ("x",), values, {"x": ("x",)})
+
+
+def test_a_rule_narrows_the_moves_only_where_it_applies():
+    mf = tiny_features()
+    legal = ~np.isnan(mf.values[:, :, 0])
+    play = Rule("lead", (Condition("x", True, 0.5),))
+    # row 0: moves 1, 2 meet it and 0 does not; row 1: every legal move meets it (no choice: it does not apply);
+    # row 2: another kind.
+    assert play.advised(mf, legal).tolist() == [[False, True, True], [False] * 3, [False] * 3]
+    avoid = Rule("lead", (Condition("x", True, 0.5),), play=False)
+    assert avoid.advised(mf, legal).tolist() == [[True, False, False], [False] * 3, [False] * 3]
+    both = Rule("lead", (Condition("x", True, 0.5), Condition("x", False, 1.5)))
+    assert both.advised(mf, legal)[0].tolist() == [False, True, False]
+    with pytest.raises(ValueError, match="not one of the game's kinds"):
+        Rule("bid", ()).advised(mf, legal)
+
+
+def test_playbook_without_rules_plays_as_the_rules_agent_and_reads_only_the_observation():
+    obs, mask = positions(FW, games=32, seed=9)
+    plain = PlaybookAgent(FW, seed=1, rules=[])
+    assert not plain.needs_state  # act_batch(obs, mask): the seat's observation and legal moves, nothing hidden
+    assert np.array_equal(plain.act_batch(obs, mask), make_agent("rules", FW, seed=1).act_batch(obs, mask))
+    trumps = PlaybookAgent(FW, seed=1, rules=[Rule("lead", (Condition("is_trump", True, 0.5),))])
+    act = trumps.act_batch(obs, mask)
+    mf = FW.learning.move_features(FW, obs, mask)
+    col = mf.names.index("is_trump")
+    lead = mf.kind == mf.kinds.index("lead")
+    choice = lead & np.nanmax(np.nan_to_num(mf.values[:, :32, col], nan=-1), axis=1).astype(bool)
+    choice &= (np.nan_to_num(mf.values[:, :32, col], nan=1) == 0).any(axis=1)
+    assert choice.sum() > 20
+    assert (mf.values[np.flatnonzero(choice), act[choice], col] == 1).all(), "a lead with a trump to lead led none"
+    assert mask[np.arange(len(act)), act].all()
+
+
+def test_playbook_files_round_trip_and_bad_ones_are_clear_errors(tmp_path):
+    rules = [Rule("discard", (Condition("points", False, 0.5), Condition("is_switch", False, 0.5)), True, "t")]
+    save_playbook(tmp_path / "fw.json", FW, rules, about={"seed": 1})
+    assert load_playbook(tmp_path / "fw.json", FW) == rules
+    agent = make_agent(f"playbook:{tmp_path / 'fw.json'}", FW, seed=0)
+    assert agent.rules == rules
+    with pytest.raises(ValueError, match="learned for other options: num_players=3"):
+        load_playbook(tmp_path / "fw.json", trickenv.make_spec("farbwechsel", num_players=4))
+    with pytest.raises(ValueError, match="is for 'farbwechsel', not 'koenigrufen'"):
+        load_playbook(tmp_path / "fw.json", trickenv.make_spec("koenigrufen"))
+    with pytest.raises(FileNotFoundError, match="no playbook at"):
+        load_playbook(tmp_path / "none.json", FW)
+    data = json.loads((tmp_path / "fw.json").read_text())
+    data["rules"][0]["conditions"][0]["feature"] = "luck"
+    (tmp_path / "bad.json").write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="features farbwechsel does not have: luck; its features: ahead"):
+        PlaybookAgent(FW, path=tmp_path / "bad.json")
+
+
+def test_mining_continues_a_stopped_run_with_the_same_positions(tmp_path):
+    from trickenv.research.mining import load_positions, mine_to
+
+    def searcher(k):
+        return make_agent("pimc:4", FW, seed=100 + k)
+
+    whole = mine_to(FW, tmp_path / "a", 3, 11, searcher, chunk=1, progress=False)
+    assert len(np.unique(whole.game)) == 3 and (whole.mask.sum(axis=1) > 1).all()
+    legal = whole.mask
+    assert not np.isnan(whole.values[legal]).any() and np.isnan(whole.values[~legal]).all()
+    assert whole.mask[np.arange(len(whole)), whole.action].all()
+    (tmp_path / "a" / "chunk_00001.npz").unlink()
+    again = mine_to(FW, tmp_path / "a", 3, 11, searcher, chunk=1, progress=False)
+    for name in ("obs", "mask", "action", "values", "game", "seat"):
+        assert np.array_equal(getattr(whole, name), getattr(again, name), equal_nan=name == "values"), name
+    assert len(load_positions(tmp_path / "a")) == len(whole)
+
+
+def test_a_tree_fitted_to_a_known_choice_finds_it_and_says_it():
+    """Label as "chosen" the legal card with the most points (the lowest id on a tie): the tree for leads must
+    agree with it far above chance, and its strongest rule must speak of the card's points."""
+    pytest.importorskip("sklearn")
+    from trickenv.research.mining import Positions
+    from trickenv.research.playbook import agreement, fit_trees, move_table, tree_rules
+
+    obs, mask = positions(FW, games=96, seed=2)
+    keep = mask.sum(axis=1) > 1
+    obs, mask = obs[keep], mask[keep]
+    pts = np.where(mask[:, :32], FW.tab[2, :32][None, :], -1)
+    action = pts.argmax(axis=1)
+    action = np.where(mask[:, 32:].any(axis=1), 32 + mask[:, 32:].argmax(axis=1), action)
+    pos = Positions(obs.astype(np.int8), mask, action, np.zeros(mask.shape, np.float32),
+                    np.arange(len(obs)) // 20, np.zeros(len(obs), np.int64))
+    table = move_table(FW, pos)
+    train = pos.game % 2 == 0
+    fitted = fit_trees(table, train, depth=3, min_leaf=0.01)
+    lead = fitted["lead"]
+    assert lead["depth"] <= 3
+    assert lead["agreement"][0] > lead["chance"][0] + 0.3
+    rules = tree_rules(lead["tree"], table.features, "lead", min_moves=5)
+    assert rules and "its card points" in rules[0][0].text and rules[0][0].text.startswith("When lead")
+    # agreement() by hand: position 0 has two moves tied best, one chosen; position 1 its best move unchosen.
+    got = agreement(np.array([1.0, 1.0, 0.0, 0.2, 0.9]), np.array([True, False, False, True, False]),
+                    np.array([0, 0, 0, 1, 1]), 2)
+    assert got.tolist() == [0.5, 0.0]
