@@ -22,7 +22,7 @@ from trickenv import env_pages
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 # The pages whose code a reader runs as written: the guides and the getting-started page.
-GUIDES = sorted([DOCS / "getting-started.md", *(DOCS / "guides").glob("*.md")])
+GUIDES = sorted([DOCS / "getting-started.md", *(DOCS / "guides").glob("*.md"), DOCS / "playbook" / "index.md"])
 # Pages for using the library, where measured history does not belong (it lives in results/ and
 # how-it-was-found/).
 USER_PAGES = sorted([*GUIDES, DOCS / "index.md", *(DOCS / "envs").glob("*.md")])

@@ -20,7 +20,7 @@ pytest.importorskip("ipykernel")
 pytest.importorskip("matplotlib")
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-NAMES = ["quickstart", "agents_benchmark", "trump_changes", "four_tricks", "king_calling"]
+NAMES = ["quickstart", "agents_benchmark", "trump_changes", "four_tricks", "king_calling", "playbook"]
 
 
 def test_every_notebook_is_tested():

@@ -52,12 +52,12 @@ def test_farbwechsel_move_features_match_the_decoded_observation():
         on_table = int((view["trick"][i] >= 0).sum())
         done = int((view["trick_trump"][i] >= 0).sum())
         if mask[i, 32:].any():
-            kind = "first trump"
+            kind = "declaring the first trump"
         elif on_table == 0:
-            kind = "lead"
+            kind = "leading"
         else:
             led = int(view["trick"][i][view["leader"][i]]) // 8
-            kind = "follow suit" if any(c // 8 == led for c in np.flatnonzero(mask[i, :32])) else "discard"
+            kind = "following suit" if any(c // 8 == led for c in np.flatnonzero(mask[i, :32])) else "unable to follow suit"
         assert mf.kinds[mf.kind[i]] == kind
         kinds_seen.add(kind)
         past = [int(t) for t in view["trick_trump"][i] if t >= 0] + ([trump] if trump >= 0 else [])
@@ -75,6 +75,50 @@ def test_farbwechsel_move_features_match_the_decoded_observation():
                 assert row[names["points"]] == points[a % 8]
                 assert row[names["is_switch"]] == (a % 8 == 5 and s != trump)
     assert kinds_seen == set(mf.kinds)
+
+
+@pytest.mark.parametrize("game,options", [("koenigrufen", {}), ("four_tricks", {}), ("four_tricks", {"bidding": True}),
+                                          ("farbwechsel", {"num_players": 4, "partnership": True})])
+def test_every_game_says_its_moves_in_words(game, options):
+    """The shared words agree with the decoded observation in every game, each game's own words are spot-checked
+    (Four Tricks: the tricks still needed; King Calling: who wins the trick, from a side as the seat knows it),
+    and every kind of decision occurs."""
+    spec = trickenv.make_spec(game, **options)
+    obs, mask = positions(spec, games=24, seed=4, agent="rules")
+    mf = spec.learning.move_features(spec, obs, mask)
+    view = trickenv.decode(spec, obs)
+    col = {n: i for i, n in enumerate(mf.names)}
+    assert set(mf.names) <= set(mf.words) and not np.isnan(mf.values[mask]).any()
+    ranks = spec.deck // 4
+    for i in range(0, len(obs), 5):
+        cards = np.flatnonzero(mask[i, :spec.deck])
+        for a in cards:
+            row = mf.values[i, a]
+            assert row[col["suit_len"]] == sum(c // ranks == a // ranks for c in np.flatnonzero(view["hand"][i]))
+            assert row[col["is_trump"]] == (a // ranks == view["trump"][i])
+            assert row[col["on_table"]] == (view["trick"][i] >= 0).sum()
+            assert row[col["trick"]] == view["tricks"][i].sum()
+        if game == "four_tricks" and cards.size:
+            target = view["target"][i] if view["target"][i] >= 0 else view["bids"][i][0]
+            assert mf.values[i, cards[0], col["need"]] == target - view["tricks"][i][0]
+    if game == "koenigrufen":
+        # The caller once the partner is public: the trick is won by its side exactly when the caller or the
+        # partner holds the best card on the table.
+        checked = 0
+        for i in np.flatnonzero((view["caller"] == 0) & (view["sides"] >= 0) & (view["sides"] < 4)):
+            table = view["trick"][i]
+            if (table < 0).all() or not mask[i, :32].any():
+                continue
+            led = table[view["leader"][i]] // 8
+            trump = view["trump"][i]
+            key = [(c // 8 == trump, c // 8 == led, spec.tab[1, c]) if c >= 0 else (False, False, -1) for c in table]
+            best = max(range(4), key=lambda r: key[r])
+            ours = best in (0, view["sides"][i])
+            a = np.flatnonzero(mask[i, :32])[0]
+            assert mf.values[i, a, col["side_wins"]] == ours and mf.values[i, a, col["opponent_wins"]] == (not ours)
+            checked += 1
+        assert checked > 5
+    assert set(np.unique(mf.kind)) == set(range(len(mf.kinds))) or (game, options) == ("four_tricks", {})
 
 
 def tiny_features() -> MoveFeatures:
@@ -103,11 +147,11 @@ def test_playbook_without_rules_plays_as_the_rules_agent_and_reads_only_the_obse
     plain = PlaybookAgent(FW, seed=1, rules=[])
     assert not plain.needs_state  # act_batch(obs, mask): the seat's observation and legal moves, nothing hidden
     assert np.array_equal(plain.act_batch(obs, mask), make_agent("rules", FW, seed=1).act_batch(obs, mask))
-    trumps = PlaybookAgent(FW, seed=1, rules=[Rule("lead", (Condition("is_trump", True, 0.5),))])
+    trumps = PlaybookAgent(FW, seed=1, rules=[Rule("leading", (Condition("is_trump", True, 0.5),))])
     act = trumps.act_batch(obs, mask)
     mf = FW.learning.move_features(FW, obs, mask)
     col = mf.names.index("is_trump")
-    lead = mf.kind == mf.kinds.index("lead")
+    lead = mf.kind == mf.kinds.index("leading")
     choice = lead & np.nanmax(np.nan_to_num(mf.values[:, :32, col], nan=-1), axis=1).astype(bool)
     choice &= (np.nan_to_num(mf.values[:, :32, col], nan=1) == 0).any(axis=1)
     assert choice.sum() > 20
@@ -116,7 +160,7 @@ def test_playbook_without_rules_plays_as_the_rules_agent_and_reads_only_the_obse
 
 
 def test_playbook_files_round_trip_and_bad_ones_are_clear_errors(tmp_path):
-    rules = [Rule("discard", (Condition("points", False, 0.5), Condition("is_switch", False, 0.5)), True, "t")]
+    rules = [Rule("unable to follow suit", (Condition("points", False, 0.5), Condition("is_switch", False, 0.5)), True, "t")]
     save_playbook(tmp_path / "fw.json", FW, rules, about={"seed": 1})
     assert load_playbook(tmp_path / "fw.json", FW) == rules
     agent = make_agent(f"playbook:{tmp_path / 'fw.json'}", FW, seed=0)
@@ -170,12 +214,70 @@ def test_a_tree_fitted_to_a_known_choice_finds_it_and_says_it():
     table = move_table(FW, pos)
     train = pos.game % 2 == 0
     fitted = fit_trees(table, train, depth=3, min_leaf=0.01)
-    lead = fitted["lead"]
+    lead = fitted["leading"]
     assert lead["depth"] <= 3
     assert lead["agreement"][0] > lead["chance"][0] + 0.3
-    rules = tree_rules(lead["tree"], table.features, "lead", min_moves=5)
-    assert rules and "its card points" in rules[0][0].text and rules[0][0].text.startswith("When lead")
+    rules = tree_rules(lead["tree"], table.features, "leading", min_moves=5)
+    assert rules and "its card points" in rules[0][0].text and rules[0][0].text.startswith("When leading")
     # agreement() by hand: position 0 has two moves tied best, one chosen; position 1 its best move unchosen.
     got = agreement(np.array([1.0, 1.0, 0.0, 0.2, 0.9]), np.array([True, False, False, True, False]),
                     np.array([0, 0, 0, 1, 1]), 2)
     assert got.tolist() == [0.5, 0.0]
+
+
+def test_rules_are_kept_only_where_they_held():
+    from trickenv.research.playbook import choose_rules
+
+    def m(effect, lo, hi, p, overall):
+        return {"rule": Rule("leading", (), text=f"{effect}"), "effect": (effect, lo, hi), "p": p,
+                "effect_all": (overall, 0.0, 0.0)}
+
+    measured = [m(2.0, 1.0, 3.0, 1e-6, 0.5), m(-2.0, -3.0, -1.0, 1e-6, -0.5), m(0.5, -0.1, 1.1, 0.2, 0.1),
+                m(1.0, 0.2, 1.8, 0.01, 0.9)]
+    kept = choose_rules(measured)
+    assert [k["rule"].text for k in kept] == ["1.0", "2.0"]  # above 0 and significant, largest overall first
+    assert all("p_adjusted" in x for x in measured) and measured[2]["p_adjusted"] >= 0.2
+    assert [k["rule"].text for k in choose_rules(measured, most=1)] == ["1.0"]
+
+
+def test_shipped_playbooks_load_and_apply():
+    """Every shipped playbook loads for its game's default options, and each of its rules applies somewhere
+    in rule-based play (a rule that never applies would be dead weight)."""
+    from trickenv.agents.playbook import PLAYBOOKS
+
+    files = sorted(PLAYBOOKS.glob("*.json"))
+    assert files, "no playbook shipped"
+    for path in files:
+        spec = trickenv.make_spec(path.stem)
+        agent = make_agent("playbook", spec, seed=0)
+        assert 1 <= len(agent.rules) <= 12
+        obs, mask = positions(spec, games=64, seed=12, agent="rules")
+        mf = spec.learning.move_features(spec, obs, mask)
+        for rule in agent.rules:
+            assert rule.advised(mf, mask).any(), f"{path.name}: {rule.text} never applies"
+    with pytest.raises(ValueError, match="learned for other options"):
+        make_agent("playbook", trickenv.make_spec("farbwechsel", num_players=4))
+
+
+def test_the_playbook_pages_say_what_the_data_says(tmp_path):
+    from trickenv.research.playbook_pages import playbook_page
+
+    rule = Rule("leading", (Condition("is_trump", True, 0.5),), True, "When leading: play a move where it is trump.")
+    book = {"game": "farbwechsel", "rules": [rule.to_dict()], "about": {"mined_deals": 600, "positions": 14052,
+                                                                         "choosing_deals": 3000, "choosing_seed": 7111}}
+    example = {"trump": "hearts", "tricks": 2, "table": [], "hand": "♥ A 7  ♣ K", "advised": ["A♥", "7♥"],
+               "other": ["K♣"], "reference": "K♣", "search": "A♥"}
+    findings = [
+        {"question": "farbwechsel playbook rule 1: x", "game": "farbwechsel", "base": "rules", "deals": 2000,
+         "estimate": 3.5, "ci95": [2.5, 4.5], "p_adjusted": 1e-5, "verdict": "holds", "rule": 1, "affected": 0.25,
+         "effect_all": [0.9, 0.6, 1.2], "search_value": [1.5, 1.0, 2.0], "search_positions": 321, "example": example},
+        {"question": "farbwechsel: the playbook beats ...", "game": "farbwechsel", "base": "rules", "deals": 2000,
+         "estimate": 5.0, "ci95": [4.2, 5.8], "p_adjusted": 1e-9, "verdict": "holds", "search_gap": [15.0, 12.0, 18.0],
+         "search_deals": 300, "share_of_gap": 1 / 3},
+    ]
+    page = playbook_page("farbwechsel", book, findings)
+    for said in ("# How to play Farbwechsel well", "When leading: play a move where it is trump.",
+                 "+5.00 [+4.20, +5.80]", "closes 33%", "+3.50 [+2.50, +4.50]", "(25% of seat-deals", "321 positions",
+                 "The rule keeps A♥ 7♥ and rules out K♣", "would play K♣; the search played A♥"):
+        assert said in page, said
+    assert "No playbook for King Calling yet" in playbook_page("koenigrufen", None, findings)

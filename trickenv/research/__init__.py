@@ -18,6 +18,10 @@
   ``python -m trickenv.research findings``).
 - **Timing** (:mod:`~trickenv.research.timing`) and **where a player loses**
   (:mod:`trickenv.research.where_it_loses`, imported on its own).
+- **The playbooks** (imported on their own): :mod:`trickenv.research.mining` records a search's decisions in
+  self-play; :mod:`trickenv.research.playbook` fits shallow trees to them (scikit-learn, the ``research`` extra),
+  reads their leaves as rules in a player's words and keeps the rules that measure better in play;
+  :mod:`trickenv.research.playbook_pages` writes the "How to play X well" pages.
 
 Nothing here imports matplotlib or openskill: the package imports with trickenv's base dependencies (the
 notebooks draw their own plots).

@@ -1,8 +1,11 @@
 """``python -m trickenv.research``: the research tools' long jobs.
 
-- ``findings``: write docs/results/findings.md from notebooks/findings/*.json.
+- ``findings``: write docs/results/findings.md from notebooks/findings/*.json, and the playbook pages
+  (docs/playbook/<game>.md) from them and the shipped playbooks.
 - ``mine GAME [name=value ...] --deals N --seed S --out DIR``: record the search's decisions in self-play
   (:func:`trickenv.research.mining.mine_to`), chunk by chunk; the same command continues a stopped run.
+- ``playbook GAME [name=value ...] --mined DIR --seed S --deals N --out FILE``: learn a playbook from the mined
+  positions, its rules chosen by play on N deals of seed S (:func:`trickenv.research.playbook.learn_playbook`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ def main(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(prog="python -m trickenv.research", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("findings", help="write docs/results/findings.md from notebooks/findings/*.json")
+    sub.add_parser("findings", help="write docs/results/findings.md and docs/playbook/<game>.md from the findings")
     p = sub.add_parser("mine", help="record the search's decisions in self-play (resumable)")
     p.add_argument("game")
     p.add_argument("options", nargs="*", help="game options as name=value")
@@ -27,10 +30,25 @@ def main(argv: list[str]) -> None:
     p.add_argument("--out", required=True, help="directory of the chunks (chunk_K.npz)")
     p.add_argument("--chunk", type=int, default=20, help="deals per chunk (default 20)")
     p.add_argument("--agent", default="search", help="the searcher: search or pimc, with keywords (default search)")
+    p = sub.add_parser("playbook", help="learn a playbook from mined positions, its rules chosen by play")
+    p.add_argument("game")
+    p.add_argument("options", nargs="*", help="game options as name=value")
+    p.add_argument("--mined", required=True, help="the directory of mined chunks (python -m trickenv.research mine)")
+    p.add_argument("--seed", type=int, required=True, help="seed of the deals that choose the rules (not the mining's)")
+    p.add_argument("--deals", type=int, default=2000, help="deals that choose the rules (default 2000)")
+    p.add_argument("--rounds", type=int, default=12, help="rounds of candidates, each against the playbook so far "
+                                                          "(one rule joins a round)")
+    p.add_argument("--most", type=int, default=12, help="the most rules the playbook keeps (default 12)")
+    p.add_argument("--depth", type=int, default=3, help="depth of the trees the candidates come from (default 3)")
+    p.add_argument("--out", required=True, help="the playbook file to write (JSON)")
     args = ap.parse_args(argv)
     if args.cmd == "findings":
+        from trickenv.research.playbook_pages import write_playbook_pages
+
         (repo_root() / "docs" / "results" / "findings.md").write_text(findings_markdown(), encoding="utf-8")
         print(f"docs/results/findings.md: {len(load_findings())} findings")
+        for path in write_playbook_pages():
+            print(f"{path.relative_to(repo_root())}: written")
         return
     import trickenv
     from trickenv.agents import make_agent
@@ -41,12 +59,41 @@ def main(argv: list[str]) -> None:
     if bad:
         ap.error(f"game options look like name=value, got {' '.join(bad)}")
     spec = trickenv.make_spec(args.game, **{k: parse_value(v) for k, v in (x.split("=", 1) for x in args.options)})
+    if args.cmd == "playbook":
+        learn(spec, args)
+        return
 
     def searcher(k: int):
         return make_agent(args.agent, spec, seed=args.seed + k)
 
     pos = mine_to(spec, args.out, args.deals, args.seed, searcher, chunk=args.chunk)
     print(f"{args.out}: {len(pos)} positions from {args.deals} deals")
+
+
+def learn(spec, args: argparse.Namespace) -> None:
+    """``playbook``: learn the rules, write them with how they were chosen."""
+    from trickenv.agents.playbook import save_playbook
+    from trickenv.research.deals import make_deals
+    from trickenv.research.mining import load_positions
+    from trickenv.research.playbook import learn_playbook
+
+    pos = load_positions(args.mined)
+    deals, dealers = make_deals(spec, args.deals, args.seed)
+    report = learn_playbook(spec, pos, deals, dealers, rounds=args.rounds, most=args.most, depth=args.depth)
+    chosen = []
+    for r, rnd in enumerate(report["rounds"]):
+        for m in rnd["measured"]:
+            if m["rule"] in rnd["chosen"]:
+                chosen.append({"round": r + 1, "text": m["rule"].text, "effect_all": m["effect_all"],
+                               "effect": m["effect"], "affected": m["affected"], "p_adjusted": m["p_adjusted"]})
+    about = {"mined": str(args.mined), "positions": len(pos), "mined_deals": int(len(set(pos.game.tolist()))),
+             "choosing_seed": args.seed, "choosing_deals": args.deals, "depth": args.depth,
+             "rounds": len(report["rounds"]),
+             "tried": [len(r["tried"]) for r in report["rounds"]], "chosen": chosen}
+    save_playbook(args.out, spec, report["rules"], about=about)
+    print(f"{args.out}: {len(report['rules'])} rules")
+    for rule in report["rules"]:
+        print("  " + rule.text)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,8 @@ from trickenv.research.mining import Positions
 from trickenv.research.stats import ratio_ci
 
 __all__ = ["MoveTable", "move_table", "fit_trees", "agreement", "tree_rules", "rule_text", "rule_values",
-           "chosen_agreement"]
+           "chosen_agreement", "regret", "fit_value_trees", "as_advice", "measure_rules", "choose_rules",
+           "candidates", "learn_playbook"]
 
 
 @dataclass
@@ -64,14 +65,23 @@ def agreement(scores: np.ndarray, chosen: np.ndarray, position: np.ndarray, posi
         return np.where(n_top > 0, hit / n_top, np.nan)
 
 
+def regret(pos: Positions, actions: np.ndarray) -> np.ndarray:
+    """Per position, the searched value of the search's best move minus that of ``actions`` (another player's
+    moves): what the search thinks that player gives away there (0 where it plays a best move)."""
+    best = np.nanmax(pos.values, axis=1)
+    return (best - pos.values[np.arange(len(pos)), np.asarray(actions)]).astype(np.float64)
+
+
 def chosen_agreement(pos: Positions, actions: np.ndarray) -> np.ndarray:
     """1.0 where ``actions`` (another player's move at each position) is the search's move, else 0.0."""
     return (np.asarray(actions) == pos.action).astype(np.float64)
 
 
 def fit_trees(table: MoveTable, train: np.ndarray, depth: int = 3, min_leaf: float = 0.02,
-              seed: int = 0) -> dict[str, dict[str, Any]]:
-    """One shallow tree per kind of decision, fitted on the positions ``train`` (bool per position).
+              seed: int = 0, weight: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
+    """One shallow tree per kind of decision, fitted on the positions ``train`` (bool per position), each
+    position's moves weighted by ``weight`` (per position; e.g. :func:`regret` of another player's move, so
+    that the tree learns where that player goes wrong; default 1).
 
     Per kind: ``tree`` (a fitted ``DecisionTreeClassifier``, leaves of at least ``min_leaf`` of the kind's
     training moves), ``depth``, ``leaves``, and ``agreement`` on the held-out positions of that kind
@@ -87,8 +97,8 @@ def fit_trees(table: MoveTable, train: np.ndarray, depth: int = 3, min_leaf: flo
         test = rows & ~train[table.position]
         if not fit.any() or table.chosen[fit].all() or not table.chosen[fit].any():
             continue
-        tree = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=min_leaf, random_state=seed)
-        tree.fit(table.x[fit], table.chosen[fit])
+        tree = DecisionTreeClassifier(max_depth=depth, min_weight_fraction_leaf=min_leaf, random_state=seed)
+        tree.fit(table.x[fit], table.chosen[fit], sample_weight=None if weight is None else weight[table.position[fit]])
         res: dict[str, Any] = {"tree": tree, "depth": int(tree.get_depth()), "leaves": int(tree.get_n_leaves())}
         if test.any():
             scores = tree.predict_proba(table.x[test])[:, 1]
@@ -103,35 +113,66 @@ def fit_trees(table: MoveTable, train: np.ndarray, depth: int = 3, min_leaf: flo
 
 
 def tree_rules(tree: Any, features: MoveFeatures, kind: str, lift: float = 1.5, min_moves: int = 50,
-               x: np.ndarray | None = None) -> list[tuple[Rule, dict[str, float]]]:
-    """The leaves of ``tree`` (fitted by :func:`fit_trees` for ``kind``) as rules: a leaf whose moves the search
-    plays at least ``lift`` times as often as the kind's moves overall gives a "play" rule, one at most
-    ``1 / lift`` as often an "avoid" rule. Leaves with fewer than ``min_moves`` training moves are left out.
-    Returns ``(rule, {"rate", "base", "moves"})`` pairs, the strongest first."""
+               margin: float = 1.0) -> list[tuple[Rule, dict[str, float]]]:
+    """The leaves of ``tree`` (fitted for ``kind`` by :func:`fit_trees` or :func:`fit_value_trees`) as rules.
+
+    A classifier's leaf whose moves the search plays at least ``lift`` times as often as the kind's moves overall
+    gives a "play" rule, one at most ``1 / lift`` as often an "avoid" rule (rates weighted as the tree was
+    fitted). A regressor's leaf whose moves' mean advantage is at least ``margin`` gives a "play" rule, at most
+    ``-margin`` an "avoid" rule. Leaves with fewer than ``min_moves`` training moves are left out. Returns
+    ``(rule, {"score", "base", "moves"})`` pairs, the strongest first (score: the rate or the mean advantage)."""
     t = tree.tree_
-    counts = t.value[:, 0, :] * t.weighted_n_node_samples[:, None] if t.value.max() <= 1.0 else t.value[:, 0, :]
-    base = counts[0, 1] / counts[0].sum()
-    found: list[tuple[Rule, dict[str, float]]] = []
+    classifier = hasattr(tree, "classes_")
+    if classifier:
+        counts = t.value[:, 0, :] * t.weighted_n_node_samples[:, None] if t.value.max() <= 1.0 else t.value[:, 0, :]
+        score = counts[:, 1] / counts.sum(axis=1)
+        base = float(score[0])
+        strength = np.abs(np.log(np.maximum(score, 1e-9) / base))
+        play, avoid = score >= lift * base, score <= base / lift
+    else:
+        score = t.value[:, 0, 0]
+        base = 0.0
+        strength = np.abs(score)
+        play, avoid = score >= margin, score <= -margin
+    found: list[tuple[Rule, dict[str, float], float]] = []
 
     def walk(node: int, path: tuple[Condition, ...]) -> None:
-        if t.children_left[node] < 0:
-            moves = counts[node].sum()
-            rate = counts[node, 1] / moves
-            if moves < min_moves or not path:
-                return
-            if rate >= lift * base or rate <= base / lift:
-                conds = _merge(path)
-                rule = Rule(kind, conds, play=bool(rate >= lift * base))
-                rule = Rule(kind, conds, rule.play, rule_text(rule, features))
-                found.append((rule, {"rate": float(rate), "base": float(base), "moves": float(moves)}))
+        if t.children_left[node] >= 0:
+            name = features.names[t.feature[node]]
+            walk(t.children_left[node], path + (Condition(name, False, float(t.threshold[node])),))
+            walk(t.children_right[node], path + (Condition(name, True, float(t.threshold[node])),))
             return
-        name = features.names[t.feature[node]]
-        walk(t.children_left[node], path + (Condition(name, False, float(t.threshold[node])),))
-        walk(t.children_right[node], path + (Condition(name, True, float(t.threshold[node])),))
+        moves = float(t.n_node_samples[node])
+        if moves < min_moves or not path or not (play[node] or avoid[node]):
+            return
+        rule = Rule(kind, _merge(path), play=bool(play[node]))
+        rule = Rule(kind, rule.conditions, rule.play, rule_text(rule, features))
+        found.append((rule, {"score": float(score[node]), "base": base, "moves": moves}, float(strength[node])))
 
     walk(0, ())
-    found.sort(key=lambda r: -abs(math.log(max(r[1]["rate"], 1e-9) / r[1]["base"])))
-    return found
+    found.sort(key=lambda r: -r[2])
+    return [(rule, stats) for rule, stats, _ in found]
+
+
+def fit_value_trees(table: MoveTable, pos: Positions, train: np.ndarray, reference: np.ndarray, depth: int = 3,
+                    min_leaf: float = 0.02, seed: int = 0) -> dict[str, dict[str, Any]]:
+    """One shallow regression tree per kind: each legal move's searched value minus that of ``reference`` (another
+    player's move at each position, e.g. the rule-based agent's), fitted on the positions ``train``. A leaf of
+    high mean holds moves the search values above that player's choice. Per kind: ``tree``, ``depth``,
+    ``leaves``."""
+    from sklearn.tree import DecisionTreeRegressor
+
+    ref = pos.values[np.arange(len(pos)), np.asarray(reference)]
+    target = pos.values[table.position, table.action] - ref[table.position]
+    out: dict[str, dict[str, Any]] = {}
+    for k, name in enumerate(table.features.kinds):
+        fit = (table.kind == k) & train[table.position]
+        if fit.sum() < 2:
+            continue
+        tree = DecisionTreeRegressor(max_depth=depth, min_weight_fraction_leaf=min_leaf, random_state=seed)
+        tree.fit(table.x[fit], target[fit])
+        out[name] = {"tree": tree, "depth": int(tree.get_depth()), "leaves": int(tree.get_n_leaves())}
+    return out
 
 
 def _merge(path: Sequence[Condition]) -> tuple[Condition, ...]:
@@ -155,17 +196,33 @@ def _merge(path: Sequence[Condition]) -> tuple[Condition, ...]:
     return tuple(out)
 
 
-def _phrase(c: Condition, words: dict[str, tuple[str, ...]]) -> str:
-    w = words[c.feature]
-    if len(w) == 2:  # a fact that is 0 or 1: > 0.5 is "is"
-        return w[0] if c.above else w[1]
-    k = math.floor(c.threshold)
-    return f"{w[0]} at least {k + 1}" if c.above else f"{w[0]} at most {k}"
+def _phrases(conditions: Sequence[Condition], words: dict[str, tuple[str, ...]]) -> list[str]:
+    """One phrase per feature: "is"/"is not" for a fact that is 0 or 1, else "at least", "at most", "exactly" or
+    "from a to b" for a count (the features are whole numbers: ``> t`` is ``>= floor(t) + 1``)."""
+    low: dict[str, int] = {}
+    high: dict[str, int] = {}
+    order: list[str] = []
+    for c in conditions:
+        order += [c.feature] if c.feature not in order else []
+        if c.above:
+            low[c.feature] = math.floor(c.threshold) + 1
+        else:
+            high[c.feature] = math.floor(c.threshold)
+    out = []
+    for f in order:
+        w = words[f]
+        if len(w) == 2:  # a fact that is 0 or 1: > 0.5 is "is"
+            out.append(w[0] if f in low else w[1])
+        elif f in low and f in high:
+            out.append(f"{w[0]} exactly {low[f]}" if low[f] == high[f] else f"{w[0]} from {low[f]} to {high[f]}")
+        else:
+            out.append(f"{w[0]} at least {low[f]}" if f in low else f"{w[0]} at most {high[f]}")
+    return out
 
 
 def rule_text(rule: Rule, features: MoveFeatures) -> str:
     """The rule in words: "When <kind>: play a move where ... and ..." (or "avoid a move where")."""
-    parts = [_phrase(c, features.words) for c in rule.conditions]
+    parts = _phrases(rule.conditions, features.words)
     said = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else "any move"
     return f"When {rule.kind}: {'play' if rule.play else 'avoid'} a move where {said}."
 
@@ -182,7 +239,8 @@ def rule_values(table: MoveTable, pos: Positions, rules: Sequence[Rule], rows: n
         applies = advised.any(axis=1)
         other = mask & ~advised & applies[:, None]
         v = pos.values.astype(np.float64)
-        gain = np.where(advised, v, -np.inf).max(axis=1) - np.where(other, v, -np.inf).max(axis=1)
+        with np.errstate(invalid="ignore"):  # rows where the rule does not apply: -inf - -inf, never read
+            gain = np.where(advised, v, -np.inf).max(axis=1) - np.where(other, v, -np.inf).max(axis=1)
         follows = advised[np.arange(len(pos)), pos.action]
         at = np.flatnonzero(applies)
         count = np.bincount(inverse[at], minlength=len(games)).astype(np.float64)
@@ -194,3 +252,155 @@ def rule_values(table: MoveTable, pos: Positions, rules: Sequence[Rule], rows: n
             res["value"] = res["follows"] = (math.nan, math.nan, math.nan)
         out[rule.text or repr(rule)] = res
     return out
+
+
+def as_advice(spec, rule: Rule):
+    """``rule`` as advice (``advice(obs, mask) -> advised moves``) for :func:`trickenv.research.advice_test`."""
+    def advice(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return rule.advised(spec.learning.move_features(spec, obs, mask), mask)
+
+    return advice
+
+
+def measure_rules(spec, rules: Sequence[Rule], deals: np.ndarray, dealers: np.ndarray, base: Any,
+                  base_records: dict[str, np.ndarray] | None = None) -> list[dict[str, Any]]:
+    """Each rule imposed on ``base`` (:func:`trickenv.research.advice_test`, one-seat substitution on the
+    duplicate ``deals``): per rule ``rule``, ``effect`` (per affected seat-deal), ``effect_all`` (per seat-deal),
+    ``affected``, ``follows`` (each ``(mean, lo, hi)``) and ``p`` (two-sided, of ``effect``)."""
+    from trickenv.research.advice import advice_test
+    from trickenv.research.stats import p_from_ci
+
+    out = []
+    for rule in rules:
+        res = advice_test(spec, deals, dealers, base, as_advice(spec, rule), name="rule", base_records=base_records)
+        base_records = res["base_records"] if base_records is None else base_records  # base plays each deal once
+        m, lo, hi = res["effect"]
+        p = p_from_ci(m, lo, hi, len(deals)) if np.isfinite(m) else 1.0
+        out.append({"rule": rule, "effect": res["effect"], "effect_all": res["effect_all"],
+                    "affected": res["affected"], "follows": res["follows"], "p": float(p)})
+    return out
+
+
+def choose_rules(measured: Sequence[dict[str, Any]], most: int = 12, alpha: float = 0.05) -> list[dict[str, Any]]:
+    """The rules that held: effect above 0 with the Benjamini-Hochberg adjusted p (over all ``measured``) below
+    ``alpha``, the largest effect over all seat-deals first, at most ``most``. Each entry gains ``p_adjusted``."""
+    from trickenv.research.stats import adjust_p
+
+    adjusted = adjust_p([m["p"] for m in measured]) if measured else np.zeros(0)
+    for m, p in zip(measured, adjusted, strict=True):
+        m["p_adjusted"] = float(p)
+    kept = [m for m in measured if m["effect"][0] > 0 and m["p_adjusted"] < alpha]
+    return sorted(kept, key=lambda m: -m["effect_all"][0])[:most]
+
+
+def candidates(spec, pos: Positions, train: np.ndarray, reference: np.ndarray, depth: int = 3,
+               min_leaf: float = 0.01, min_moves: int = 30, per_tree: int = 8) -> list[dict[str, Any]]:
+    """Candidate rules from three readings of the search's positions ``train``, each tree per kind of decision:
+    what it plays (:func:`fit_trees`), what it plays where ``reference`` (another player's moves, e.g. the
+    rule-based agent's) gives value away (the same, weighted by :func:`regret`), and which moves it values above
+    ``reference``'s (:func:`fit_value_trees`). Each candidate, once (by its text): ``rule``, ``source``, the
+    search's ``value`` of following it on the held-out positions (:func:`rule_values`) and ``breaks``: the share
+    of the held-out positions where it applies at which ``reference``'s move is not an advised one (the room
+    it leaves to change that player)."""
+    table = move_table(spec, pos)
+    reference = np.asarray(reference)
+    trees = {"plays": fit_trees(table, train, depth, min_leaf),
+             "plays where the reference loses": fit_trees(table, train, depth, min_leaf, weight=regret(pos, reference)),
+             "values above the reference": fit_value_trees(table, pos, train, reference, depth, min_leaf)}
+    seen: dict[str, dict[str, Any]] = {}
+    for source, fitted in trees.items():
+        for kind, res in fitted.items():
+            for rule, stats in tree_rules(res["tree"], table.features, kind, min_moves=min_moves)[:per_tree]:
+                seen.setdefault(rule.text, {"rule": rule, "source": source, "leaf": stats})
+    held = ~np.asarray(train, bool)
+    values = rule_values(table, pos, [c["rule"] for c in seen.values()], held)
+    mask = pos.mask & held[:, None]
+    for text, c in seen.items():
+        c.update(values[text])
+        advised = c["rule"].advised(table.features, mask)
+        applies = advised.any(axis=1)
+        c["breaks"] = float((~advised[applies, reference[applies]]).mean()) if applies.any() else math.nan
+    return list(seen.values())
+
+
+def learn_playbook(spec, pos: Positions, deals: np.ndarray, dealers: np.ndarray, rounds: int = 12, most: int = 12,
+                   holdout: int = 4, min_positions: int = 15, min_breaks: float = 0.05, alpha: float = 0.05,
+                   depth: int = 3, per_round: int = 1, log: Any = print) -> dict[str, Any]:
+    """Learn a playbook from the search's positions ``pos``, choosing its rules by play on ``deals``.
+
+    Each round: the player so far (the rule-based agent with the rules kept so far, :class:`PlaybookAgent`) is the
+    reference; :func:`candidates` come from the positions of the deals ``game % holdout != 0``; those the search
+    values on the other positions (interval above 0, ``min_positions`` or more) and that would change the
+    player's move at ``min_breaks`` of them are imposed on the player one at a time (:func:`measure_rules`), and
+    the best ``per_round`` of those that held (:func:`choose_rules`) join the playbook, up to ``most`` rules in
+    all (one a round, so that each is measured against the player the earlier ones made). Returns ``rules``
+    and, per round, ``candidates`` and ``measured``. The deals that choose are not the deals a claim about the
+    playbook may rest on: measure it again on others."""
+    from trickenv.agents.playbook import PlaybookAgent
+
+    train = pos.game % holdout != 0
+    kept: list[Rule] = []
+    report: dict[str, Any] = {"rules": kept, "rounds": []}
+    for r in range(rounds):
+        if len(kept) >= most:
+            break
+        player = PlaybookAgent(spec, rules=list(kept))
+        reference = np.asarray(player.act_batch(pos.obs, pos.mask))
+        found = candidates(spec, pos, train, reference, depth=depth)
+        known = {rule.text for rule in kept}
+        tried = [c for c in found if c["rule"].text not in known and c["positions"] >= min_positions
+                 and c["value"][1] > 0 and c["breaks"] >= min_breaks]
+        measured = measure_rules(spec, [c["rule"] for c in tried], deals, dealers, player)
+        chosen = choose_rules(measured, most=min(per_round, most - len(kept)), alpha=alpha)
+        kept.extend(m["rule"] for m in chosen)
+        report["rounds"].append({"candidates": found, "tried": tried, "measured": measured,
+                                 "chosen": [m["rule"] for m in chosen]})
+        log(f"round {r + 1}: {len(found)} candidates, {len(tried)} tried, {len(chosen)} kept ({len(kept)} in all)")
+        if not chosen:
+            break
+    return report
+
+
+def move_name(spec, action: int) -> str:
+    """A move in words: a card as ``Q♥``, another move as the game says it (``trump hearts``, ``bid 3``)."""
+    from trickenv.cards import card_symbol
+
+    return card_symbol(int(action), spec.deck) if action < spec.deck else spec.text.describe_action(spec, int(action))
+
+
+def example(spec, pos: Positions, rule: Rule, reference: np.ndarray, rows: np.ndarray | None = None) -> dict[str, Any] | None:
+    """A position of ``pos`` (among ``rows``, bool; default all) where ``rule`` applies and ``reference`` (another
+    player's move at each position) breaks it, in words: ``hand``, ``table`` (the cards played to the trick, in
+    order), ``trump``, ``tricks`` (already played), ``advised`` and ``other`` (the legal moves the rule keeps
+    and the ones it rules out), ``reference`` (the move that breaks it) and ``search`` (the search's move and its
+    value over the reference's). The first such position with the largest gap in the search's values; ``None``
+    where the rule never applies with the reference breaking it."""
+    from trickenv.cards import SUIT_NAMES
+    from trickenv.decode import decode
+    from trickenv.games.table_text import hand_text
+
+    rows = np.ones(len(pos), bool) if rows is None else np.asarray(rows, bool)
+    mask = pos.mask & rows[:, None]
+    features = spec.learning.move_features(spec, pos.obs, mask)
+    advised = rule.advised(features, mask)
+    reference = np.asarray(reference)
+    at = np.flatnonzero(advised.any(axis=1) & ~advised[np.arange(len(pos)), reference])
+    if at.size == 0:
+        return None
+    gain = np.nanmax(np.where(advised[at], pos.values[at], np.nan), axis=1) - pos.values[at, reference[at]]
+    i = int(at[np.argmax(gain)])
+    view = decode(spec, pos.obs[i])
+    hand_bits = sum(1 << int(c) for c in np.flatnonzero(view["hand"]))
+    n = spec.num_players
+    leader = int(view["leader"]) if "leader" in view else 0
+    table = [int(view["trick"][(leader + k) % n]) for k in range(n)]
+    trump = int(view["trump"]) if "trump" in view else -1
+    return {
+        "hand": hand_text(hand_bits, spec.deck), "table": [move_name(spec, c) for c in table if c >= 0],
+        "trump": SUIT_NAMES[trump] if trump >= 0 else "none yet",
+        "tricks": int(features.values[i, np.flatnonzero(pos.mask[i])[0], features.names.index("trick")]),
+        "advised": [move_name(spec, a) for a in np.flatnonzero(advised[i])],
+        "other": [move_name(spec, a) for a in np.flatnonzero(pos.mask[i] & ~advised[i])],
+        "reference": move_name(spec, reference[i]), "search": move_name(spec, pos.action[i]),
+        "search_gain": float(gain.max()),
+    }

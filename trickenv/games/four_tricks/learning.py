@@ -9,6 +9,7 @@ from trickenv.games.base import (
     GameSpec,
 )
 from trickenv.games.hand_features import first_suit, hand_from_suit, obs_block
+from trickenv.games.four_tricks.move_features import move_features
 from trickenv.games.parts import Decision, GameLearning
 from trickenv.games.trick_facts import TRICK_FACTS, trick_facts
 
@@ -76,4 +77,4 @@ def decisions(spec: GameSpec) -> tuple[Decision, ...]:
 
 
 GAME_LEARNING = GameLearning(action_features=trick_facts, action_feature_names=TRICK_FACTS,
-                             suit_relabel=suit_relabel, decisions=decisions)
+                             suit_relabel=suit_relabel, decisions=decisions, move_features=move_features)

@@ -19,6 +19,7 @@ from trickenv.games.koenigrufen.rules import (
     N,
 )
 from trickenv.games.hand_features import hand_from_suit, in_order, obs_block, suit_order
+from trickenv.games.koenigrufen.move_features import move_features
 from trickenv.games.parts import Decision, GameLearning
 from trickenv.games.trick_facts import TRICK_FACTS, trick_facts
 
@@ -89,4 +90,5 @@ def decisions(spec: GameSpec) -> tuple[Decision, ...]:
 
 GAME_LEARNING = GameLearning(action_features=trick_facts, action_feature_names=TRICK_FACTS,
                              privileged_extra=privileged_extra,
-                             privileged_extra_size=PRIVILEGED_EXTRA_SIZE, decisions=decisions)
+                             privileged_extra_size=PRIVILEGED_EXTRA_SIZE, decisions=decisions,
+                             move_features=move_features)
