@@ -49,7 +49,8 @@ class Rule:
     """At decisions of kind ``kind``, play a move meeting every condition (``play``), or avoid one (not ``play``).
 
     The rule *applies* where some allowed moves meet the conditions and some do not; there it narrows the
-    allowed moves to the ones it advises. ``text`` says it in words."""
+    allowed moves to the ones it advises (moves outside the kind's ``scope``, e.g. a declaration beside the
+    cards, stay allowed). ``text`` says it in words."""
 
     kind: str
     conditions: tuple[Condition, ...]
@@ -61,11 +62,12 @@ class Rule:
         allowed = np.asarray(allowed, bool)
         if self.kind not in features.kinds:
             raise ValueError(f"the rule's kind {self.kind!r} is not one of the game's kinds {features.kinds}")
-        meet = allowed & (features.kind == features.kinds.index(self.kind))[:, None]
+        scope = allowed if features.scope is None else allowed & features.scope
+        meet = scope & (features.kind == features.kinds.index(self.kind))[:, None]
         for c in self.conditions:
             meet &= c.holds(features)
-        advised = meet if self.play else allowed & ~meet
-        applies = meet.any(axis=1) & (allowed & ~meet).any(axis=1)
+        advised = (meet if self.play else scope & ~meet) | (allowed & ~scope)  # moves out of scope stay allowed
+        applies = meet.any(axis=1) & (scope & ~meet).any(axis=1)
         return advised & applies[:, None]
 
     def to_dict(self) -> dict[str, Any]:

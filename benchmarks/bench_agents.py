@@ -1,4 +1,5 @@
-"""Agents' speed: the rule-based agents per variant, every agent per game, and the search agents' time per decision.
+"""Agents' speed: the rule-based agents per variant, every agent per game (the playbook where one is
+shipped), and the search agents' time per decision.
 
     python benchmarks/bench_agents.py                      # all tables, all games
     python benchmarks/bench_agents.py --games four_tricks --seconds 2 --tables rules
@@ -25,6 +26,7 @@ import numpy as np
 import trickenv
 from trickenv.agents import make_agent
 from trickenv.agents.base import act_rows
+from trickenv.agents.playbook import shipped_playbook_path
 from trickenv.agents.search_defaults import search_defaults
 from trickenv.research.timing import ms_per_decision
 
@@ -91,7 +93,10 @@ def main() -> None:
         print("| game | agent | batch | deals/s | deals/CPU-s | decisions/s | agent share |")
         print("|---|---|---:|---:|---:|---:|---:|")
         for game in args.games:
-            for name, batch in (("random", args.batch), ("rules", args.batch), ("model", args.batch), ("pimc", 64)):
+            rows = [("random", args.batch), ("rules", args.batch), ("model", args.batch), ("pimc", 64)]
+            if shipped_playbook_path(game).exists():  # the rule-based agent with the game's learned playbook
+                rows.insert(2, ("playbook", args.batch))
+            for name, batch in rows:
                 deals, cpu, steps, share = self_play(game, {}, name, batch, args.seconds)
                 print(f"| {game} | {name} | {batch} | {deals:,.1f} | {cpu:,.1f} | {steps:,.0f} | {share:.0%} |",
                       flush=True)

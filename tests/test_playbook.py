@@ -281,3 +281,20 @@ def test_the_playbook_pages_say_what_the_data_says(tmp_path):
                  "The rule keeps A♥ 7♥ and rules out K♣", "would play K♣; the search played A♥"):
         assert said in page, said
     assert "No playbook for King Calling yet" in playbook_page("koenigrufen", None, findings)
+
+
+def test_a_card_rule_leaves_king_callings_declarations_alone():
+    """In the first trick a seat may declare beside playing a card: a rule of the card play narrows the cards
+    and keeps the declarations allowed."""
+    kc = trickenv.make_spec("koenigrufen")
+    obs, mask = positions(kc, games=64, seed=6, agent="rules")
+    declare = mask[:, 64:70].any(axis=1) & (mask[:, :32].sum(axis=1) > 1)
+    assert declare.sum() > 10
+    mf = kc.learning.move_features(kc, obs, mask)
+    rule = Rule(mf.kinds[mf.kind[np.flatnonzero(declare)[0]]], (Condition("is_trump", True, 0.5),))
+    advised = rule.advised(mf, mask)
+    hit = declare & advised.any(axis=1)
+    assert hit.any()
+    assert (advised[hit][:, 64:70] == mask[hit][:, 64:70]).all(), "a card rule took a declaration away"
+    assert (advised[hit][:, :32] <= mask[hit][:, :32]).all() and (advised[hit][:, :32].sum(axis=1)
+                                                                   < mask[hit][:, :32].sum(axis=1)).all()

@@ -131,11 +131,12 @@ def card_play(spec: GameSpec, obs: np.ndarray, mask: np.ndarray) -> CardPlay:
 
 
 def assemble(spec: GameSpec, mask: np.ndarray, play: CardPlay, kinds: tuple[str, ...], kind: np.ndarray,
-             words: dict[str, tuple[str, ...]], others: dict[str, np.ndarray] | None = None) -> MoveFeatures:
+             words: dict[str, tuple[str, ...]], others: dict[str, np.ndarray] | None = None,
+             scope: np.ndarray | None = None) -> MoveFeatures:
     """:class:`MoveFeatures` with the features ``words`` names: each is a fact of the position
     (``play.context``), of a card (``play.cards``, 0 for other moves), of a suit (``play.by_suit``: a card's
     suit, and for the moves in ``others["suit"]`` (``[B, actions - deck]``, -1 for none) the suit they name),
-    or one of ``others`` (``[B, actions]``). Illegal moves are NaN."""
+    or one of ``others`` (``[B, actions]``). Illegal moves are NaN. ``scope``: as :class:`MoveFeatures` has it."""
     others = others or {}
     b, deck, actions = len(mask), spec.deck, spec.num_actions
     names = tuple(words)
@@ -155,4 +156,4 @@ def assemble(spec: GameSpec, mask: np.ndarray, play: CardPlay, kinds: tuple[str,
         else:
             raise KeyError(f"no value for the feature {name!r}")
     values[~np.asarray(mask, bool)] = np.nan
-    return MoveFeatures(kinds, np.asarray(kind, np.int64), names, values, words)
+    return MoveFeatures(kinds, np.asarray(kind, np.int64), names, values, words, scope)

@@ -165,7 +165,10 @@ class MoveFeatures:
     ``[B, actions, len(names)]`` their values for every move (NaN for an illegal move): facts of the position
     (the trick number, the trump changes so far) repeat on every move, facts of the move (it is trump, it wins
     the trick for sure) differ. ``words[name]`` says a feature in plain words: ``(is, is not)`` for a fact that
-    is 0 or 1, ``(noun,)`` for a count (a rule then says "noun >= k"). Computed from the observation alone.
+    is 0 or 1, ``(noun,)`` for a count (a rule then says "noun >= k"). ``scope`` bool ``[B, actions]``: the
+    moves a position's kind is about, where other legal moves stand beside them that a rule leaves alone (King
+    Calling's declarations beside the cards of the first trick); ``None``: every legal move. Computed from the
+    observation alone.
     """
 
     kinds: tuple[str, ...]
@@ -173,6 +176,7 @@ class MoveFeatures:
     names: tuple[str, ...]
     values: np.ndarray
     words: dict[str, tuple[str, ...]]
+    scope: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """Mining a search's decisions: every position a search agent decided in self-play, with what it valued each move.
 
 :func:`mine` plays deals with the searcher in every seat and keeps, at every decision it searched (two or
-more legal moves, every legal move valued), the seat's observation, the legal moves, the move played and the
-searched value of each move (:class:`Positions`). :func:`mine_to` does it chunk by chunk into a directory, so
+more moves valued, its move one of them), the seat's observation, the moves it valued, the move played and
+the searched value of each (:class:`Positions`). :func:`mine_to` does it chunk by chunk into a directory, so
 that a long run continues where it stopped. The playbook (:mod:`trickenv.research.playbook`) fits readable
 models to these positions.
 
@@ -26,7 +26,8 @@ __all__ = ["Positions", "Recorder", "mine", "mine_to", "load_positions"]
 class Positions:
     """Positions decided by a search agent, one row each.
 
-    ``obs`` int8 ``[P, obs_size]`` (the seat's observation), ``mask`` bool ``[P, actions]`` (legal moves),
+    ``obs`` int8 ``[P, obs_size]`` (the seat's observation), ``mask`` bool ``[P, actions]`` (the legal moves
+    the search valued: all of them, but for a decision it leaves to another agent),
     ``action`` int64 ``[P]`` (the move played), ``values`` float32 ``[P, actions]`` (the searched value of each
     legal move, NaN elsewhere), ``game`` and ``seat`` int64 ``[P]`` (the deal, numbered from 0 over the run, and
     the absolute seat).
@@ -78,13 +79,16 @@ class Recorder:
             raise ValueError("Recorder needs the engine state: act_batch(obs, mask, state=..., games=rows)")
         games = np.asarray(games, np.int64)
         out, values = self.searcher.search_batch(obs, mask, state, games)
-        mask = np.asarray(mask, bool)
-        keep = ~(mask & np.isnan(values)).any(axis=1) & (mask.sum(axis=1) > 1)
+        # The moves the search valued: a decision it left to another agent (King Calling's declarations, taken
+        # by the rule-based agent in the first trick) is not among them, and the cards beside it still are.
+        mask = np.asarray(mask, bool) & ~np.isnan(values)
+        out = np.asarray(out, np.int64)
+        keep = (mask.sum(axis=1) > 1) & mask[np.arange(len(out)), out]
         if keep.any():
             rows = np.flatnonzero(keep)
             self._parts.append(Positions(
                 obs=(np.asarray(obs)[rows] != 0).astype(np.int8), mask=mask[rows],
-                action=np.asarray(out, np.int64)[rows], values=np.asarray(values, np.float32)[rows],
+                action=out[rows], values=np.asarray(values, np.float32)[rows],
                 game=self.base + self.offset + games[rows], seat=state.s[games[rows], TO_ACT].astype(np.int64)))
         return out
 

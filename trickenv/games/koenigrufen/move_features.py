@@ -3,9 +3,10 @@
 :func:`move_features` describes each position and each legal move by what a person sees at the table
 (:class:`trickenv.games.parts.MoveFeatures`): the card play's shared words (:mod:`trickenv.games.move_words`)
 and King Calling's own: whether you are the caller or the partner, whether the trick is now won by your side
-or by an opponent (as far as you know the sides), the call (the rank of the card called, calling your own
-card), and the declarations (a marriage, in trump or not, the hundred, all tricks). It reads the observation
-alone (docs/envs/koenigrufen.md), so a rule stated in these words reads only what the seat may know.
+or by an opponent (as far as you know the sides), and the call (the rank of the card called, calling your
+own card). The declarations stand beside the first trick's cards; a rule of the card play leaves them alone
+(their learned values decide them: docs/guides/decisions.md). It reads the observation alone
+(docs/envs/koenigrufen.md), so a rule stated in these words reads only what the seat may know.
 """
 
 from __future__ import annotations
@@ -15,12 +16,11 @@ import numpy as np
 from trickenv.engine.layout import TAB_STRENGTH, TAB_TRUMP_STRENGTH
 from trickenv.games.base import GameSpec
 from trickenv.games.hand_features import obs_block
-from trickenv.games.koenigrufen.rules import A_CALL, A_MARRIAGE, DECK, RANKS
+from trickenv.games.koenigrufen.rules import A_CALL, DECK, RANKS
 from trickenv.games.move_words import PLAY_KINDS, assemble, card_play, onehot, words_for
 from trickenv.games.parts import MoveFeatures
 
-KINDS = ("calling a card", "declaring") + PLAY_KINDS
-A_HUNDRED, A_ALL = A_MARRIAGE + 4, A_MARRIAGE + 5
+KINDS = ("calling a card",) + PLAY_KINDS
 
 OWN_WORDS: dict[str, tuple[str, ...]] = {
     "caller": ("you are the caller", "you are not the caller"),
@@ -31,10 +31,8 @@ OWN_WORDS: dict[str, tuple[str, ...]] = {
     "calls_ten": ("it calls a ten", "it does not call a ten"),
     "calls_king": ("it calls a king", "it does not call a king"),
     "calls_own": ("it calls a card you hold (you play alone)", "it calls a card you do not hold"),
-    "marriage": ("it declares a marriage", "it does not declare a marriage"),
-    "big": ("it declares the hundred or all tricks", "it does not declare the hundred or all tricks"),
 }
-_MOVE_WORDS = ("calls_ace", "calls_ten", "calls_king", "calls_own", "marriage", "big")  # facts of the other moves
+_MOVE_WORDS = ("calls_ace", "calls_ten", "calls_king", "calls_own")  # facts of the calls
 _TEN, _KING, _ACE = 3, 6, 7  # rank ids within a suit: 7 8 9 10 U O K A
 
 
@@ -55,15 +53,17 @@ def move_features(spec: GameSpec, obs: np.ndarray, mask: np.ndarray) -> MoveFeat
     for name, rank in (("calls_ace", _ACE), ("calls_ten", _TEN), ("calls_king", _KING)):
         others[name][:, A_CALL + calls] = calls % RANKS == rank
     others["calls_own"][:, A_CALL:A_CALL + DECK] = play.hand
-    others["marriage"][:, A_MARRIAGE:A_MARRIAGE + 4] = 1
-    others["big"][:, [A_HUNDRED, A_ALL]] = 1
     named = np.full((b, actions - DECK), -1)
     named[:, :DECK] = calls // RANKS  # a call names its card's suit (the trump to be)
-    named[:, A_MARRIAGE - DECK:A_MARRIAGE - DECK + 4] = np.arange(4)
     calling = mask[:, A_CALL:A_CALL + DECK].any(axis=1)
-    declaring = mask[:, A_MARRIAGE:A_ALL + 1].any(axis=1)
-    kind = np.where(calling, 0, np.where(declaring, 1, 2 + play.kind))
-    return assemble(spec, mask, play, KINDS, kind, {**words_for(spec), **OWN_WORDS}, {"suit": named, **others})
+    kind = np.where(calling, 0, 1 + play.kind)
+    # A rule speaks of the call or of the cards: the declarations beside the first trick's cards are left alone
+    # (they are decisions of their own, with learned values: trickenv decisions koenigrufen declaration).
+    scope = np.zeros((b, actions), bool)
+    scope[:, :DECK] = ~calling[:, None]
+    scope[:, A_CALL:A_CALL + DECK] = calling[:, None]
+    return assemble(spec, mask, play, KINDS, kind, {**words_for(spec), **OWN_WORDS}, {"suit": named, **others},
+                    scope)
 
 
 def _sides(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
