@@ -280,7 +280,7 @@ def test_the_playbook_pages_say_what_the_data_says(tmp_path):
                  "+5.00 [+4.20, +5.80]", "closes 33%", "+3.50 [+2.50, +4.50]", "(25% of seat-deals", "321 positions",
                  "The rule keeps A♥ 7♥ and rules out K♣", "would play K♣; the search played A♥"):
         assert said in page, said
-    assert "No playbook for King Calling yet" in playbook_page("koenigrufen", None, findings)
+    assert "No playbook for King Calling (Königrufen) yet" in playbook_page("koenigrufen", None, findings)
 
 
 def test_a_card_rule_leaves_king_callings_declarations_alone():

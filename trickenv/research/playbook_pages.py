@@ -14,9 +14,7 @@ from typing import Any
 from trickenv.research.findings import load_findings
 from trickenv.research.repo import repo_root
 
-__all__ = ["PAGES", "playbook_page", "write_playbook_pages"]
-
-PAGES = {"farbwechsel": "Farbwechsel", "koenigrufen": "King Calling", "four_tricks": "Four Tricks"}
+__all__ = ["playbook_page", "write_playbook_pages"]
 
 
 def _ci(m: float, lo: float, hi: float, digits: int = 2) -> str:
@@ -29,7 +27,9 @@ def _sentence(text: str) -> str:
 
 def playbook_page(game: str, playbook: dict[str, Any] | None, findings: list[dict[str, Any]]) -> str:
     """The page of ``game`` from its playbook file's contents (None: none shipped) and the playbook findings."""
-    title = PAGES[game]
+    from trickenv.games import make_spec
+
+    title = make_spec(game).text.title or game
     out = [f"# How to play {title} well", ""]
     if playbook is None:
         out += [f"No playbook for {title} yet: none of the rules learned from the search has measured better in "
@@ -104,7 +104,9 @@ def write_playbook_pages(root: Path | None = None) -> list[Path]:
     root = repo_root() if root is None else Path(root)
     findings = [f for f in load_findings(root / "notebooks" / "findings") if "playbook" in f.get("question", "")]
     paths = []
-    for game in PAGES:
+    from trickenv.games import GAMES
+
+    for game in GAMES:
         file = root / "agents" / "playbooks" / f"{game}.json"
         playbook = json.loads(file.read_text(encoding="utf-8")) if file.exists() else None
         path = root / "docs" / "playbook" / f"{game}.md"
