@@ -298,3 +298,21 @@ def test_a_card_rule_leaves_king_callings_declarations_alone():
     assert (advised[hit][:, 64:70] == mask[hit][:, 64:70]).all(), "a card rule took a declaration away"
     assert (advised[hit][:, :32] <= mask[hit][:, :32]).all() and (advised[hit][:, :32].sum(axis=1)
                                                                    < mask[hit][:, :32].sum(axis=1)).all()
+
+
+def test_the_playbook_pages_are_current(tmp_path):
+    """docs/playbook/<game>.md are what the shipped playbooks and the findings give
+    (python -m trickenv.research findings writes them)."""
+    import shutil
+
+    from trickenv.research.playbook_pages import write_playbook_pages
+    from trickenv.research.repo import repo_root
+
+    root = repo_root()
+    for part in ("agents/playbooks", "notebooks/findings"):
+        if (root / part).exists():
+            shutil.copytree(root / part, tmp_path / part)
+    for path in write_playbook_pages(tmp_path):
+        shipped = root / "docs" / "playbook" / path.name
+        assert shipped.read_text(encoding="utf-8") == path.read_text(encoding="utf-8"), \
+            f"docs/playbook/{path.name} is stale: run python -m trickenv.research findings"
