@@ -13,6 +13,7 @@ from typing import Any
 
 from trickenv.research.findings import load_findings
 from trickenv.research.repo import repo_root
+from trickenv.research.tables import p_text
 
 __all__ = ["playbook_page", "write_playbook_pages"]
 
@@ -45,7 +46,7 @@ def playbook_page(game: str, playbook: dict[str, Any] | None, findings: list[dic
             f"| rules | {len(rules)} |"]
     if head is not None:
         out.append(f"| playbook - rules, head to head | {_ci(head['estimate'], *head['ci95'])} a deal over "
-                   f"{head['deals']:,} fresh deals (adjusted p {head['p_adjusted']:.2g}) |")
+                   f"{head['deals']:,} fresh deals (adjusted p {p_text(head['p_adjusted'])}) |")
         if head.get("search_gap"):
             share = head.get("share_of_gap")
             out.append(f"| search - rules, the same deals | {_ci(*head['search_gap'])} over {head['search_deals']:,} "
@@ -65,7 +66,7 @@ def playbook_page(game: str, playbook: dict[str, Any] | None, findings: list[dic
             f = on["rules"]
             out.append(f"- **Imposed alone on the rule-based agent:** {_ci(f['estimate'], *f['ci95'])} points for the "
                        f"seat per seat-deal it changes ({f['affected']:.0%} of seat-deals; {_ci(*f['effect_all'])} "
-                       f"over all), adjusted p {f['p_adjusted']:.2g}: {f['verdict']}.")
+                       f"over all), adjusted p {p_text(f['p_adjusted'])}: {f['verdict']}.")
             v = f.get("search_value")
             if v and f.get("search_positions"):
                 out.append(f"- **The search's own values** where the rule applies: following it is worth "
@@ -73,7 +74,7 @@ def playbook_page(game: str, playbook: dict[str, Any] | None, findings: list[dic
         if "pimc" in on:
             f = on["pimc"]
             out.append(f"- **Imposed on `pimc`:** {_ci(f['estimate'], *f['ci95'])} per seat-deal it changes over "
-                       f"{f['deals']:,} deals, adjusted p {f['p_adjusted']:.2g}: {f['verdict']}.")
+                       f"{f['deals']:,} deals, adjusted p {p_text(f['p_adjusted'])}: {f['verdict']}.")
         ex = next((f.get("example") for f in on.values() if f.get("example")), None)
         if ex:
             table = ", ".join(ex["table"]) if ex["table"] else "nothing yet (you lead)"
