@@ -7,7 +7,10 @@ choice it explains on held-out positions (:func:`agreement`); :func:`tree_rules`
 the search plays much more (or much less) often than chance as :class:`trickenv.agents.playbook.Rule` s in
 words; :func:`rule_values` reads what the search valued following each rule where it applies.
 
-Which rules a playbook keeps is decided by play (:func:`trickenv.research.advice_test`), on other deals.
+Which rules a playbook keeps is decided by play, on other deals: :func:`candidates` gathers the leaves of three
+tree readings, :func:`measure_rules` imposes each on a player (:func:`trickenv.research.advice_test`),
+:func:`choose_rules` keeps those that held, and :func:`learn_playbook` does it round after round
+(``python -m trickenv.research playbook``). :func:`example` finds a position that shows a rule, in words.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from trickenv.research.stats import ratio_ci
 
 __all__ = ["MoveTable", "move_table", "fit_trees", "agreement", "tree_rules", "rule_text", "rule_values",
            "chosen_agreement", "regret", "fit_value_trees", "as_advice", "measure_rules", "choose_rules",
-           "candidates", "learn_playbook"]
+           "candidates", "learn_playbook", "move_name", "example"]
 
 
 @dataclass
