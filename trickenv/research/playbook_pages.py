@@ -57,8 +57,9 @@ def playbook_page(game: str, playbook: dict[str, Any] | None, findings: list[dic
         out.append(f"| learned from | {about.get('mined_deals', 0):,} deals of search self-play "
                    f"({about.get('positions', 0):,} positions); rules chosen on {about.get('choosing_deals', 0):,} "
                    f"deals of seed {about.get('choosing_seed')} |")
-    out += ["", "Every number on this page was measured on deals used neither to mine the search's positions "
-            "nor to choose the rules.", "", "## The rules", ""]
+    out += ["", "Every result of play on this page (head to head, each rule imposed) was measured on deals used "
+            "neither to mine the search's positions nor to choose the rules; the search's own values are read on "
+            "the mined positions the trees were not fitted to.", "", "## The rules", ""]
     for i, rule in enumerate(rules):
         out += [f"### {i + 1}. {rule['text']}", ""]
         on = {f["base"].split(" ")[0]: f for f in mine if f.get("rule") == i + 1}
