@@ -262,9 +262,10 @@ def test_shipped_playbooks_load_and_apply():
 def test_the_playbook_pages_say_what_the_data_says(tmp_path):
     from trickenv.research.playbook_pages import playbook_page
 
+    # Made-up figures: the page must say whatever the data says.
     rule = Rule("leading", (Condition("is_trump", True, 0.5),), True, "When leading: play a move where it is trump.")
-    book = {"game": "farbwechsel", "rules": [rule.to_dict()], "about": {"mined_deals": 600, "positions": 14052,
-                                                                         "choosing_deals": 3000, "choosing_seed": 7111}}
+    book = {"game": "farbwechsel", "rules": [rule.to_dict()], "about": {"mined_deals": 60, "positions": 1405,
+                                                                         "choosing_deals": 300, "choosing_seed": 9}}
     example = {"trump": "hearts", "tricks": 2, "table": [], "hand": "♥ A 7  ♣ K", "advised": ["A♥", "7♥"],
                "other": ["K♣"], "reference": "K♣", "search": "A♥"}
     findings = [

@@ -127,8 +127,7 @@ def tree_rules(tree: Any, features: MoveFeatures, kind: str, lift: float = 1.5, 
     t = tree.tree_
     classifier = hasattr(tree, "classes_")
     if classifier:
-        counts = t.value[:, 0, :] * t.weighted_n_node_samples[:, None] if t.value.max() <= 1.0 else t.value[:, 0, :]
-        score = counts[:, 1] / counts.sum(axis=1)
+        score = t.value[:, 0, 1]  # the weighted share of chosen moves (scikit-learn >= 1.4 keeps fractions)
         base = float(score[0])
         strength = np.abs(np.log(np.maximum(score, 1e-9) / base))
         play, avoid = score >= lift * base, score <= base / lift
@@ -178,48 +177,35 @@ def fit_value_trees(table: MoveTable, pos: Positions, train: np.ndarray, referen
     return out
 
 
+def _bounds(conditions: Sequence[Condition]) -> dict[str, list[float]]:
+    """Per feature, in the order first named, its tightest ``[above, at most]`` thresholds (a tree path may split
+    one feature twice); ``-inf`` / ``inf`` where a side is not bounded."""
+    out: dict[str, list[float]] = {}
+    for c in conditions:
+        low, high = out.setdefault(c.feature, [-math.inf, math.inf])
+        out[c.feature] = [max(low, c.threshold), high] if c.above else [low, min(high, c.threshold)]
+    return out
+
+
 def _merge(path: Sequence[Condition]) -> tuple[Condition, ...]:
-    """The tightest bound per feature and side (a path may split one feature twice)."""
-    low: dict[str, float] = {}
-    high: dict[str, float] = {}
-    order: list[str] = []
-    for c in path:
-        if c.feature not in order:
-            order.append(c.feature)
-        if c.above:
-            low[c.feature] = max(low.get(c.feature, -math.inf), c.threshold)
-        else:
-            high[c.feature] = min(high.get(c.feature, math.inf), c.threshold)
-    out = []
-    for f in order:
-        if f in low:
-            out.append(Condition(f, True, low[f]))
-        if f in high:
-            out.append(Condition(f, False, high[f]))
-    return tuple(out)
+    """The conditions of a tree path, one per feature and side (:func:`_bounds`)."""
+    return tuple(Condition(f, above, t) for f, (low, high) in _bounds(path).items()
+                 for above, t in ((True, low), (False, high)) if math.isfinite(t))
 
 
 def _phrases(conditions: Sequence[Condition], words: dict[str, tuple[str, ...]]) -> list[str]:
     """One phrase per feature: "is"/"is not" for a fact that is 0 or 1, else "at least", "at most", "exactly" or
     "from a to b" for a count (the features are whole numbers: ``> t`` is ``>= floor(t) + 1``)."""
-    low: dict[str, int] = {}
-    high: dict[str, int] = {}
-    order: list[str] = []
-    for c in conditions:
-        order += [c.feature] if c.feature not in order else []
-        if c.above:
-            low[c.feature] = math.floor(c.threshold) + 1
-        else:
-            high[c.feature] = math.floor(c.threshold)
     out = []
-    for f in order:
+    for f, (low, high) in _bounds(conditions).items():
         w = words[f]
+        least, most = math.floor(low) + 1 if math.isfinite(low) else None, math.floor(high) if math.isfinite(high) else None
         if len(w) == 2:  # a fact that is 0 or 1: > 0.5 is "is"
-            out.append(w[0] if f in low else w[1])
-        elif f in low and f in high:
-            out.append(f"{w[0]} exactly {low[f]}" if low[f] == high[f] else f"{w[0]} from {low[f]} to {high[f]}")
+            out.append(w[0] if least is not None else w[1])
+        elif least is not None and most is not None:
+            out.append(f"{w[0]} exactly {least}" if least == most else f"{w[0]} from {least} to {most}")
         else:
-            out.append(f"{w[0]} at least {low[f]}" if f in low else f"{w[0]} at most {high[f]}")
+            out.append(f"{w[0]} at least {least}" if least is not None else f"{w[0]} at most {most}")
     return out
 
 

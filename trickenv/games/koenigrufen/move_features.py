@@ -84,11 +84,10 @@ def _sides(spec: GameSpec, obs: np.ndarray) -> np.ndarray:
 def _trick_winner(spec: GameSpec, play) -> np.ndarray:
     """The relative seat whose card now wins the trick in play, -1 with an empty table."""
     deck = spec.deck
-    b = len(play.trick)
-    card = np.where(play.trick.any(axis=2), play.trick.argmax(axis=2), -1)  # [B, n]
-    suit = np.where(card >= 0, play.suit[np.maximum(card, 0)], -1)
-    trump = play.trump[:, None]
-    strength = np.where(suit == trump, 100 + spec.tab[TAB_TRUMP_STRENGTH, :deck][np.maximum(card, 0)],
-                        np.where(suit == play.led_suit[:, None], spec.tab[TAB_STRENGTH, :deck][np.maximum(card, 0)], -1))
+    card = np.where(play.trick.any(axis=2), play.trick.argmax(axis=2), -1)  # [B, n], -1: no card yet
+    at = np.maximum(card, 0)
+    suit = np.where(card >= 0, play.suit[at], -1)
+    strength = np.where(suit == play.trump[:, None], 100 + spec.tab[TAB_TRUMP_STRENGTH, :deck][at],
+                        np.where(suit == play.led_suit[:, None], spec.tab[TAB_STRENGTH, :deck][at], -1))
     strength = np.where(card >= 0, strength, -2)
-    return np.where(play.on_table > 0, strength.argmax(axis=1), -1) if b else np.zeros(0, np.int64)
+    return np.where(play.on_table > 0, strength.argmax(axis=1), -1)
