@@ -144,8 +144,12 @@ class PlaybookAgent(BatchAgent):
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         obs = np.asarray(obs)
-        allowed = self.allowed(obs, mask)
-        act = np.asarray(act_rows(self.base, obs, allowed), np.int64)
+        return self.choose(obs, self.allowed(obs, mask))
+
+    def choose(self, obs: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+        """The base agent's move among the ``allowed`` moves (:meth:`allowed`, or any narrower mask)."""
+        allowed = np.asarray(allowed, bool)
+        act = np.array(act_rows(self.base, np.asarray(obs), allowed), np.int64)  # a copy: a base may reuse its buffer
         # A base that reads the phase from the full mask may answer outside the allowed moves: the first allowed.
         off = (act < 0) | ~allowed[np.arange(len(act)), np.clip(act, 0, allowed.shape[1] - 1)]
         act[off] = allowed[off].argmax(axis=1)

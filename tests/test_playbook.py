@@ -225,6 +225,107 @@ def test_a_tree_fitted_to_a_known_choice_finds_it_and_says_it():
     assert got.tolist() == [0.5, 0.0]
 
 
+def test_imposed_value_counts_the_move_the_player_would_really_make():
+    """Give every move the value of its card points: a rule "play a trump when leading" imposed on the
+    rule-based agent changes its move exactly where the agent would lead a non-trump and holds a trump, its
+    moves are the playbook agent's with that rule, and its value is the mean points gained per seat and deal."""
+    pytest.importorskip("sklearn")
+    from trickenv.research.mining import Positions
+    from trickenv.research.playbook import ImposedValue
+
+    obs, mask = positions(FW, games=40, seed=4)
+    keep = mask.sum(axis=1) > 1
+    obs, mask = obs[keep], mask[keep]
+    values = np.where(mask, np.concatenate([FW.tab[2, :32], np.zeros(FW.num_actions - 32)])[None, :], np.nan)
+    game = np.arange(len(obs)) // 12
+    pos = Positions(obs.astype(np.int8), mask, mask.argmax(axis=1), values.astype(np.float32), game,
+                    np.zeros(len(obs), np.int64))
+    player = PlaybookAgent(FW, seed=1, rules=[])
+    imposed = ImposedValue(FW, pos, player)
+    assert np.array_equal(imposed.reference, player.act_batch(obs, mask))
+    rule = Rule("leading", (Condition("is_trump", True, 0.5),))
+    everywhere = np.ones(len(pos), bool)
+    moves = imposed.moves(rule, everywhere)
+    assert np.array_equal(moves, PlaybookAgent(FW, seed=1, rules=[rule]).act_batch(obs, mask))
+    changed = moves != imposed.reference
+    assert changed.sum() > 5
+    gain = values[np.arange(len(pos)), moves] - values[np.arange(len(pos)), imposed.reference]
+    per_deal = np.bincount(game, gain) / FW.num_players
+    mean, lo, hi = imposed.value(rule, everywhere)
+    assert mean == pytest.approx(per_deal.mean()) and lo <= mean <= hi
+    half = game % 2 == 0  # only the positions asked about count, over their deals
+    assert imposed.value(rule, half)[0] == pytest.approx(per_deal[::2].mean())
+    never = Rule("leading", (Condition("trick", True, 99.0),))
+    assert imposed.value(never, everywhere)[:2] == (0.0, 0.0)
+
+
+def test_the_playbook_agent_keeps_no_view_of_its_base_agents_buffer():
+    """Four Tricks' rule-based agent reuses the array it returns; the playbook agent's moves (and so
+    ImposedValue's reference) must not change when it plays again."""
+    ft = trickenv.make_spec("four_tricks")
+    obs, mask = positions(ft, games=16, seed=6)
+    player = PlaybookAgent(ft, seed=0, rules=[])
+    first = player.act_batch(obs, mask)
+    kept = first.copy()
+    player.act_batch(obs[::-1], mask[::-1])
+    assert np.array_equal(first, kept)
+
+
+def test_learning_a_playbook_keeps_only_rules_that_held_in_play():
+    """Two rounds of learn_playbook on 200 of the committed mined Farbwechsel deals: the candidates, the ones the
+    search's values pass (intervals above 0 on both halves), the best of them tried in play, and the kept ones
+    held there."""
+    pytest.importorskip("sklearn")
+    from trickenv.research.deals import make_deals
+    from trickenv.research.mining import load_positions
+    from trickenv.research.playbook import learn_playbook
+    from trickenv.research.repo import repo_root
+
+    pos = load_positions(repo_root() / "docs" / "data" / "mined" / "farbwechsel_7101")
+    pos = pos.take(pos.game < 200)
+    deals, dealers = make_deals(FW, 300, 77)
+    said = []
+    report = learn_playbook(FW, pos, deals, dealers, rounds=2, tries=3, subsets=0, log=said.append)
+    assert said[0].startswith("round 1: ")
+    first = report["rounds"][0]
+    assert first["candidates"] > 100 and first["passed"] and len(first["measured"]) == 3
+    for _, fit, held in first["passed"]:
+        assert fit[1] > 0 and held[1] > 0
+    assert [f for _, f, _ in first["passed"]] == sorted((f for _, f, _ in first["passed"]), key=lambda f: -f[0])
+    assert [m["rule"] for m in first["measured"]] == [r for r, _, _ in first["passed"][:3]]
+    assert report["rules"], "nothing held in play"
+    for rnd in report["rounds"]:
+        for m in rnd["measured"]:
+            if m["rule"] in rnd["chosen"]:
+                assert m["effect"][0] > 0 and m["p_adjusted"] < 0.05
+    assert report["rules"] == [r for rnd in report["rounds"] for r in rnd["chosen"]]
+
+
+def test_the_playbook_command_writes_a_playbook_that_plays(tmp_path, capsys):
+    """``python -m trickenv.research playbook`` on 200 mined deals: the file loads, says how it was chosen, and
+    its agent plays."""
+    import shutil
+
+    from trickenv.research.__main__ import main
+    from trickenv.research.repo import repo_root
+
+    mined = tmp_path / "mined"
+    mined.mkdir()
+    for path in sorted((repo_root() / "docs" / "data" / "mined" / "farbwechsel_7101").glob("chunk_*.npz"))[:20]:
+        shutil.copy(path, mined / path.name)
+    main(["playbook", "farbwechsel", "--mined", str(mined), "--seed", "77", "--deals", "300", "--rounds", "1",
+          "--tries", "2", "--out", str(tmp_path / "fw.json")])
+    about = json.loads((tmp_path / "fw.json").read_text())["about"]
+    assert about["mined_deals"] == 200 and about["choosing_seed"] == 77 and about["tries"] == 2
+    assert about["rounds"] == 1 and about["tried"] == [2] and about["passed"][0] >= 2
+    rules = load_playbook(tmp_path / "fw.json", FW)
+    assert len(rules) == len(about["chosen"]) == 1 and about["chosen"][0]["text"] == rules[0].text
+    assert "fw.json: 1 rule\n" in capsys.readouterr().out
+    obs, mask = positions(FW, games=8, seed=3)
+    act = make_agent(f"playbook:{tmp_path / 'fw.json'}", FW, seed=0).act_batch(obs, mask)
+    assert mask[np.arange(len(act)), act].all()
+
+
 def test_rules_are_kept_only_where_they_held():
     from trickenv.research.playbook import choose_rules
 

@@ -39,7 +39,8 @@ def main(argv: list[str]) -> None:
     p.add_argument("--rounds", type=int, default=12, help="rounds of candidates, each against the playbook so far "
                                                           "(one rule joins a round)")
     p.add_argument("--most", type=int, default=12, help="the most rules the playbook keeps (default 12)")
-    p.add_argument("--depth", type=int, default=3, help="depth of the trees the candidates come from (default 3)")
+    p.add_argument("--tries", type=int, default=16, help="candidates tried in play each round, the best by the "
+                                                         "search's values first (default 16)")
     p.add_argument("--out", required=True, help="the playbook file to write (JSON)")
     args = ap.parse_args(argv)
     if args.cmd == "findings":
@@ -79,19 +80,23 @@ def learn(spec, args: argparse.Namespace) -> None:
 
     pos = load_positions(args.mined)
     deals, dealers = make_deals(spec, args.deals, args.seed)
-    report = learn_playbook(spec, pos, deals, dealers, rounds=args.rounds, most=args.most, depth=args.depth)
+    report = learn_playbook(spec, pos, deals, dealers, rounds=args.rounds, most=args.most, tries=args.tries)
     chosen = []
     for r, rnd in enumerate(report["rounds"]):
         for m in rnd["measured"]:
             if m["rule"] in rnd["chosen"]:
-                chosen.append({"round": r + 1, "text": m["rule"].text, "effect_all": m["effect_all"],
+                imposed = next((fit, held) for rule, fit, held in rnd["passed"] if rule == m["rule"])
+                chosen.append({"round": r + 1, "text": m["rule"].text, "imposed": imposed, "effect_all": m["effect_all"],
                                "effect": m["effect"], "affected": m["affected"], "p_adjusted": m["p_adjusted"]})
     about = {"mined": str(args.mined), "positions": len(pos), "mined_deals": int(len(set(pos.game.tolist()))),
-             "choosing_seed": args.seed, "choosing_deals": args.deals, "depth": args.depth,
+             "choosing_seed": args.seed, "choosing_deals": args.deals, "tries": args.tries,
              "rounds": len(report["rounds"]),
-             "tried": [len(r["tried"]) for r in report["rounds"]], "chosen": chosen}
+             "candidates": [r["candidates"] for r in report["rounds"]],
+             "passed": [len(r["passed"]) for r in report["rounds"]],
+             "tried": [len(r["measured"]) for r in report["rounds"]], "chosen": chosen}
     save_playbook(args.out, spec, report["rules"], about=about)
-    print(f"{args.out}: {len(report['rules'])} rules")
+    n = len(report["rules"])
+    print(f"{args.out}: {n} rule{'' if n == 1 else 's'}")
     for rule in report["rules"]:
         print("  " + rule.text)
 

@@ -7,9 +7,10 @@ choice it explains on held-out positions (:func:`agreement`); :func:`tree_rules`
 the search plays much more (or much less) often than chance as :class:`trickenv.agents.playbook.Rule` s in
 words; :func:`rule_values` reads what the search valued following each rule where it applies.
 
-Which rules a playbook keeps is decided by play, on other deals: :func:`candidates` gathers the leaves of three
-tree readings, :func:`measure_rules` imposes each on a player (:func:`trickenv.research.advice_test`),
-:func:`choose_rules` keeps those that held, and :func:`learn_playbook` does it round after round
+Which rules a playbook keeps is decided by play, on other deals: :func:`candidates` gathers the leaves of many
+trees, :class:`ImposedValue` ranks them by what imposing each on a player changes in the search's values,
+:func:`measure_rules` imposes the best on that player in play (:func:`trickenv.research.advice_test`),
+:func:`choose_rules` keeps the one that held best, and :func:`learn_playbook` does it round after round
 (``python -m trickenv.research playbook``). :func:`example` finds a position that shows a rule, in words.
 """
 
@@ -29,7 +30,7 @@ from trickenv.research.stats import ratio_ci
 
 __all__ = ["MoveTable", "move_table", "fit_trees", "agreement", "tree_rules", "rule_text", "rule_values",
            "chosen_agreement", "regret", "fit_value_trees", "as_advice", "measure_rules", "choose_rules",
-           "candidates", "learn_playbook", "move_name", "example"]
+           "ImposedValue", "candidates", "learn_playbook", "move_name", "example"]
 
 
 @dataclass
@@ -46,11 +47,12 @@ class MoveTable:
     features: MoveFeatures
 
 
-def move_table(spec, pos: Positions) -> MoveTable:
-    """The :class:`MoveTable` of ``pos`` in ``spec``'s readable features (``GameLearning.move_features``)."""
+def move_table(spec, pos: Positions, features: MoveFeatures | None = None) -> MoveTable:
+    """The :class:`MoveTable` of ``pos`` in ``spec``'s readable features (``GameLearning.move_features``; or
+    ``features``, already read from ``pos``)."""
     if spec.learning.move_features is None:
         raise ValueError(f"{spec.name} has no readable move features (GameLearning.move_features)")
-    mf = spec.learning.move_features(spec, pos.obs, pos.mask)
+    mf = features if features is not None else spec.learning.move_features(spec, pos.obs, pos.mask)
     position, action = np.nonzero(pos.mask)
     return MoveTable(mf.values[position, action], action == pos.action[position], position, action,
                      mf.kind[position], mf)
@@ -81,10 +83,11 @@ def chosen_agreement(pos: Positions, actions: np.ndarray) -> np.ndarray:
 
 
 def fit_trees(table: MoveTable, train: np.ndarray, depth: int = 3, min_leaf: float = 0.02,
-              seed: int = 0, weight: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
+              seed: int = 0, weight: np.ndarray | None = None, max_features: float | None = None) -> dict[str, dict[str, Any]]:
     """One shallow tree per kind of decision, fitted on the positions ``train`` (bool per position), each
     position's moves weighted by ``weight`` (per position; e.g. :func:`regret` of another player's move, so
-    that the tree learns where that player goes wrong; default 1).
+    that the tree learns where that player goes wrong; default 1). ``max_features``: the share of the
+    features each split may choose from, drawn with ``seed`` (default all: the best split).
 
     Per kind: ``tree`` (a fitted ``DecisionTreeClassifier``, leaves of at least ``min_leaf`` of the kind's
     training moves), ``depth``, ``leaves``, and ``agreement`` on the held-out positions of that kind
@@ -100,7 +103,8 @@ def fit_trees(table: MoveTable, train: np.ndarray, depth: int = 3, min_leaf: flo
         test = rows & ~train[table.position]
         if not fit.any() or table.chosen[fit].all() or not table.chosen[fit].any():
             continue
-        tree = DecisionTreeClassifier(max_depth=depth, min_weight_fraction_leaf=min_leaf, random_state=seed)
+        tree = DecisionTreeClassifier(max_depth=depth, min_weight_fraction_leaf=min_leaf, random_state=seed,
+                                      max_features=max_features)
         tree.fit(table.x[fit], table.chosen[fit], sample_weight=None if weight is None else weight[table.position[fit]])
         res: dict[str, Any] = {"tree": tree, "depth": int(tree.get_depth()), "leaves": int(tree.get_n_leaves())}
         if test.any():
@@ -157,11 +161,11 @@ def tree_rules(tree: Any, features: MoveFeatures, kind: str, lift: float = 1.5, 
 
 
 def fit_value_trees(table: MoveTable, pos: Positions, train: np.ndarray, reference: np.ndarray, depth: int = 3,
-                    min_leaf: float = 0.02, seed: int = 0) -> dict[str, dict[str, Any]]:
+                    min_leaf: float = 0.02, seed: int = 0, max_features: float | None = None) -> dict[str, dict[str, Any]]:
     """One shallow regression tree per kind: each legal move's searched value minus that of ``reference`` (another
     player's move at each position, e.g. the rule-based agent's), fitted on the positions ``train``. A leaf of
     high mean holds moves the search values above that player's choice. Per kind: ``tree``, ``depth``,
-    ``leaves``."""
+    ``leaves``. ``seed``, ``max_features``: as for :func:`fit_trees`."""
     from sklearn.tree import DecisionTreeRegressor
 
     ref = pos.values[np.arange(len(pos)), np.asarray(reference)]
@@ -171,7 +175,8 @@ def fit_value_trees(table: MoveTable, pos: Positions, train: np.ndarray, referen
         fit = (table.kind == k) & train[table.position]
         if fit.sum() < 2:
             continue
-        tree = DecisionTreeRegressor(max_depth=depth, min_weight_fraction_leaf=min_leaf, random_state=seed)
+        tree = DecisionTreeRegressor(max_depth=depth, min_weight_fraction_leaf=min_leaf, random_state=seed,
+                                     max_features=max_features)
         tree.fit(table.x[fit], target[fit])
         out[name] = {"tree": tree, "depth": int(tree.get_depth()), "leaves": int(tree.get_n_leaves())}
     return out
@@ -282,69 +287,121 @@ def choose_rules(measured: Sequence[dict[str, Any]], most: int = 12, alpha: floa
     return sorted(kept, key=lambda m: -m["effect_all"][0])[:most]
 
 
-def candidates(spec, pos: Positions, train: np.ndarray, reference: np.ndarray, depth: int = 3,
-               min_leaf: float = 0.01, min_moves: int = 30, per_tree: int = 8) -> list[dict[str, Any]]:
-    """Candidate rules from three readings of the search's positions ``train``, each tree per kind of decision:
-    what it plays (:func:`fit_trees`), what it plays where ``reference`` (another player's moves, e.g. the
-    rule-based agent's) gives value away (the same, weighted by :func:`regret`), and which moves it values above
-    ``reference``'s (:func:`fit_value_trees`). Each candidate, once (by its text): ``rule``, ``source``, the
-    search's ``value`` of following it on the held-out positions (:func:`rule_values`) and ``breaks``: the share
-    of the held-out positions where it applies at which ``reference``'s move is not an advised one (the room
-    it leaves to change that player)."""
-    table = move_table(spec, pos)
+class ImposedValue:
+    """What imposing a rule on ``player`` (a :class:`trickenv.agents.playbook.PlaybookAgent`) is worth at the
+    search's positions ``pos``, read from the search's own values: where the rule applies, the player picks among
+    the moves it advises (:meth:`PlaybookAgent.choose`), and the searched value of that move minus the value of
+    the player's own move is what the rule changes. Unlike the value of the best advised move, this counts the
+    move the player would really make, so it foretells the effect in play (which is still what decides)."""
+
+    def __init__(self, spec, pos: Positions, player: Any, features: MoveFeatures | None = None) -> None:
+        self.spec, self.pos, self.player = spec, pos, player
+        self.features = features if features is not None else spec.learning.move_features(spec, pos.obs, pos.mask)
+        self.allowed = player.allowed(pos.obs, pos.mask)
+        self.reference = np.asarray(player.choose(pos.obs, self.allowed))
+        rows = np.arange(len(pos))
+        self._values = pos.values.astype(np.float64)
+        self._base = self._values[rows, self.reference]
+        self._games, self._deal = np.unique(pos.game, return_inverse=True)
+
+    def moves(self, rule: Rule, rows: np.ndarray) -> np.ndarray:
+        """The player's move with ``rule`` imposed (after its own rules), at every position (``rows``, bool: where
+        to play it; elsewhere its move without the rule)."""
+        advised = rule.advised(self.features, self.allowed)
+        at = np.flatnonzero(advised.any(axis=1) & rows)
+        act = self.reference.copy()
+        if at.size:
+            act[at] = self.player.choose(self.pos.obs[at], advised[at])
+        return act
+
+    def value(self, rule: Rule, rows: np.ndarray) -> tuple[float, float, float]:
+        """The change of the searched value per seat and deal over the deals of the positions ``rows`` (bool),
+        ``(mean, lo, hi)`` with the deal as the unit."""
+        rows = np.asarray(rows, bool)
+        act = self.moves(rule, rows)
+        gain = np.where(rows, self._values[np.arange(len(act)), act] - self._base, 0.0)
+        deals = np.unique(self._deal[rows])
+        per_deal = np.bincount(self._deal, gain, minlength=len(self._games))[deals] / self.spec.num_players
+        return mean_ci(per_deal)
+
+
+def candidates(spec, pos: Positions, train: np.ndarray, reference: np.ndarray, depths: Sequence[int] = (2, 3, 4),
+               min_leaves: Sequence[float] = (0.005, 0.01, 0.02), subsets: int = 4, min_moves: int = 30,
+               features: MoveFeatures | None = None) -> list[dict[str, Any]]:
+    """Candidate rules: the leaves of many shallow trees over the search's positions ``train`` (bool per
+    position), one tree per kind of decision and setting. Three readings: what the search plays
+    (:func:`fit_trees`), the same where ``reference`` (another player's moves, e.g. the rule-based agent's) gives
+    value away (weighted by :func:`regret`), and which moves it values above ``reference``'s
+    (:func:`fit_value_trees`); each at every depth of ``depths`` and leaf size of ``min_leaves``, with all
+    features and with ``subsets`` random halves of them at each split (a tree that may not take the best split
+    finds rules the best splits hide). Each candidate once, by its text: ``rule`` and ``source``."""
+    table = move_table(spec, pos, features)
     reference = np.asarray(reference)
-    trees = {"plays": fit_trees(table, train, depth, min_leaf),
-             "plays where the reference loses": fit_trees(table, train, depth, min_leaf, weight=regret(pos, reference)),
-             "values above the reference": fit_value_trees(table, pos, train, reference, depth, min_leaf)}
+    weight = regret(pos, reference)
     seen: dict[str, dict[str, Any]] = {}
-    for source, fitted in trees.items():
-        for kind, res in fitted.items():
-            for rule, stats in tree_rules(res["tree"], table.features, kind, min_moves=min_moves)[:per_tree]:
-                seen.setdefault(rule.text, {"rule": rule, "source": source, "leaf": stats})
-    held = ~np.asarray(train, bool)
-    values = rule_values(table, pos, [c["rule"] for c in seen.values()], held)
-    mask = pos.mask & held[:, None]
-    for text, c in seen.items():
-        c.update(values[text])
-        advised = c["rule"].advised(table.features, mask)
-        applies = advised.any(axis=1)
-        c["breaks"] = float((~advised[applies, reference[applies]]).mean()) if applies.any() else math.nan
+    settings = [(None, 0)] + [(0.5, k) for k in range(1, subsets + 1)]
+    for depth in depths:
+        for min_leaf in min_leaves:
+            for share, seed in settings:
+                how = f"depth {depth}, leaves of {min_leaf:g}" + (f", feature subset {seed}" if share else "")
+                trees = {"plays": fit_trees(table, train, depth, min_leaf, seed, max_features=share),
+                         "plays where the reference loses": fit_trees(table, train, depth, min_leaf, seed, weight,
+                                                                      share),
+                         "values above the reference": fit_value_trees(table, pos, train, reference, depth,
+                                                                       min_leaf, seed, share)}
+                for source, fitted in trees.items():
+                    for kind, res in fitted.items():
+                        for rule, _ in tree_rules(res["tree"], table.features, kind, min_moves=min_moves):
+                            seen.setdefault(rule.text, {"rule": rule, "source": f"{source} ({how})"})
     return list(seen.values())
 
 
 def learn_playbook(spec, pos: Positions, deals: np.ndarray, dealers: np.ndarray, rounds: int = 12, most: int = 12,
-                   holdout: int = 4, min_positions: int = 15, min_breaks: float = 0.05, alpha: float = 0.05,
-                   depth: int = 3, per_round: int = 1, log: Any = print) -> dict[str, Any]:
+                   holdout: int = 4, tries: int = 16, alpha: float = 0.05, subsets: int = 4, seed: int = 0,
+                   log: Any = print) -> dict[str, Any]:
     """Learn a playbook from the search's positions ``pos``, choosing its rules by play on ``deals``.
 
     Each round: the player so far (the rule-based agent with the rules kept so far, :class:`PlaybookAgent`) is the
-    reference; :func:`candidates` come from the positions of the deals ``game % holdout != 0``; those the search
-    values on the other positions (interval above 0, ``min_positions`` or more) and that would change the
-    player's move at ``min_breaks`` of them are imposed on the player one at a time (:func:`measure_rules`), and
-    the best ``per_round`` of those that held (:func:`choose_rules`) join the playbook, up to ``most`` rules in
-    all (one a round, so that each is measured against the player the earlier ones made). Returns ``rules``
-    and, per round, ``candidates`` and ``measured``. The deals that choose are not the deals a claim about the
-    playbook may rest on: measure it again on others."""
+    reference; :func:`candidates` come from the positions of the deals ``game % holdout != 0``; those whose
+    :class:`ImposedValue` has its interval above 0 both on those positions and on the others are ranked by it,
+    the best ``tries`` are imposed on the player in play one at a time (:func:`measure_rules`), and the best
+    that held (:func:`choose_rules`) joins the playbook, up to ``most`` rules (one a round, so that each is
+    measured against the player the earlier ones made). Returns ``rules`` and, per round, ``candidates`` (how
+    many), ``passed`` (``(rule, imposed on the fitting positions, imposed on the others)``), ``measured`` and
+    ``chosen``. ``seed``: the rule-based agent's (its ties), so that the same call learns the same playbook. The
+    deals that choose are not the deals a claim about the playbook may rest on: measure it again on others."""
     from trickenv.agents.playbook import PlaybookAgent
 
     train = pos.game % holdout != 0
+    features = spec.learning.move_features(spec, pos.obs, pos.mask)
     kept: list[Rule] = []
     report: dict[str, Any] = {"rules": kept, "rounds": []}
+    base = None
     for r in range(rounds):
         if len(kept) >= most:
             break
-        player = PlaybookAgent(spec, rules=list(kept))
-        reference = np.asarray(player.act_batch(pos.obs, pos.mask))
-        found = candidates(spec, pos, train, reference, depth=depth)
+        player = PlaybookAgent(spec, seed=seed, rules=list(kept), base=base)
+        base = player.base
+        imposed = ImposedValue(spec, pos, player, features)
+        found = candidates(spec, pos, train, imposed.reference, subsets=subsets, features=features)
         known = {rule.text for rule in kept}
-        tried = [c for c in found if c["rule"].text not in known and c["positions"] >= min_positions
-                 and c["value"][1] > 0 and c["breaks"] >= min_breaks]
-        measured = measure_rules(spec, [c["rule"] for c in tried], deals, dealers, player)
-        chosen = choose_rules(measured, most=min(per_round, most - len(kept)), alpha=alpha)
+        passed = []
+        for c in found:
+            if c["rule"].text in known:
+                continue
+            fit = imposed.value(c["rule"], train)
+            if fit[1] > 0:
+                held = imposed.value(c["rule"], ~train)
+                if held[1] > 0:
+                    passed.append((c["rule"], fit, held))
+        passed.sort(key=lambda x: -x[1][0])
+        measured = measure_rules(spec, [x[0] for x in passed[:tries]], deals, dealers, player)
+        chosen = choose_rules(measured, most=1, alpha=alpha)
         kept.extend(m["rule"] for m in chosen)
-        report["rounds"].append({"candidates": found, "tried": tried, "measured": measured,
+        report["rounds"].append({"candidates": len(found), "passed": passed, "measured": measured,
                                  "chosen": [m["rule"] for m in chosen]})
-        log(f"round {r + 1}: {len(found)} candidates, {len(tried)} tried, {len(chosen)} kept ({len(kept)} in all)")
+        log(f"round {r + 1}: {len(found)} candidates, {len(passed)} pass the search's values, "
+            f"{len(measured)} tried in play, {len(chosen)} kept ({len(kept)} in all)")
         if not chosen:
             break
     return report

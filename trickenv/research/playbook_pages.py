@@ -40,7 +40,8 @@ def playbook_page(game: str, playbook: dict[str, Any] | None, findings: list[dic
     about = playbook.get("about", {})
     mine = [f for f in findings if f.get("game") == game]
     head = next((f for f in mine if "share_of_gap" in f), None)
-    out += [f"{len(rules)} rules learned from the `search` agent, each kept only where imposing it measured better "
+    out += [f"{len(rules)} rule{'' if len(rules) == 1 else 's'} learned from the `search` agent, each kept only "
+            f"where imposing it measured better "
             f"in play. The `playbook` agent plays them (the rule-based agent with the rules imposed): "
             f"`trickenv play {game} --opponents playbook`.", "", "| | |", "|---|---|",
             f"| rules | {len(rules)} |"]
@@ -65,13 +66,15 @@ def playbook_page(game: str, playbook: dict[str, Any] | None, findings: list[dic
         on = {f["base"].split(" ")[0]: f for f in mine if f.get("rule") == i + 1}
         if "rules" in on:
             f = on["rules"]
-            out.append(f"- **Imposed alone on the rule-based agent:** {_ci(f['estimate'], *f['ci95'])} points for the "
-                       f"seat per seat-deal it changes ({f['affected']:.0%} of seat-deals; {_ci(*f['effect_all'])} "
+            out.append(f"- **Added to the rule-based agent with the rules above it:** {_ci(f['estimate'], *f['ci95'])} "
+                       f"points for the seat per seat-deal it changes ({f['affected']:.0%} of seat-deals; {_ci(*f['effect_all'])} "
                        f"over all), adjusted p {p_text(f['p_adjusted'])}: {f['verdict']}.")
             v = f.get("search_value")
             if v and f.get("search_positions"):
-                out.append(f"- **The search's own values** where the rule applies: following it is worth "
-                           f"{_ci(*v)} a position ({f['search_positions']:,} positions).")
+                out.append(f"- **The search's own values** where the rule applies: its best move the rule keeps "
+                           f"against its best move the rule rules out, {_ci(*v)} a position "
+                           f"({f['search_positions']:,} positions; the rule changes the rule-based agent's own "
+                           f"choice, which is why this can be below zero for a rule that holds in play).")
         if "pimc" in on:
             f = on["pimc"]
             out.append(f"- **Imposed on `pimc`:** {_ci(f['estimate'], *f['ci95'])} per seat-deal it changes over "
