@@ -6,9 +6,10 @@ says, at one kind of decision, which moves to play (or to avoid); where it appli
 some do not) the allowed moves narrow to those, rule after rule, and the rule-based agent chooses among what
 is left. No search and no network: a decision costs the features and a few comparisons.
 
-The shipped playbooks (``trickenv/agents/playbooks/<game>.json``) were learned from the search and kept rule by
-rule only where imposing the rule measured better (docs/guides/playbook.md); ``make_agent("playbook", spec)``
-plays the shipped one, ``playbook:PATH`` another file.
+The shipped playbooks (``trickenv/agents/playbooks/<game>.json``, and ``<game>-<words>.json`` for a variant
+learned on its own) were learned from the search, the decisions before the play from their simulated outcomes,
+and kept rule by rule only where imposing the rule measured better (docs/playbook/index.md);
+``make_agent("playbook", spec)`` plays the one of the spec's variant, ``playbook:PATH`` another file.
 """
 
 from __future__ import annotations
@@ -79,13 +80,34 @@ class Rule:
                     d.get("text", ""))
 
 
-def shipped_playbook_path(game: str) -> Path:
-    return PLAYBOOKS / f"{game}.json"
+def _options(spec: GameSpec) -> dict[str, Any]:
+    return json.loads(json.dumps(dict(spec.options)))
+
+
+def shipped_playbook_path(spec: GameSpec) -> Path:
+    """The shipped playbook of ``spec``'s variant: ``playbooks/<game>.json`` for the game's default options, or a
+    ``playbooks/<game>-<words>.json`` learned for the variant's options (FileNotFoundError naming the variants
+    that have one)."""
+    given = _options(spec)
+    found = {}
+    for path in sorted(PLAYBOOKS.glob(f"{spec.name}*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("game") == spec.name:
+            found[path] = data.get("options", {})
+            if data.get("options") == given:
+                return path
+    default = PLAYBOOKS / f"{spec.name}.json"
+    if default.exists() and len(found) == 1:
+        return default  # load_playbook names the options that differ
+    have = "; ".join(" ".join(f"{k}={v}" for k, v in o.items() if v != found.get(default, {}).get(k))
+                     or "the default options" for o in found.values())
+    raise FileNotFoundError(f"no shipped playbook for {spec.name} with these options"
+                            + (f" (shipped for: {have})" if found else " (none shipped for the game)"))
 
 
 def save_playbook(path: str | Path, spec: GameSpec, rules: Sequence[Rule], about: dict[str, Any] | None = None) -> None:
     """Write ``rules`` for ``spec``'s game and options as JSON (``about``: anything to keep beside them)."""
-    data = {"game": spec.name, "options": json.loads(json.dumps(dict(spec.options))),
+    data = {"game": spec.name, "options": _options(spec),
             "rules": [r.to_dict() for r in rules], "about": about or {}}
     Path(path).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
@@ -99,7 +121,7 @@ def load_playbook(path: str | Path, spec: GameSpec) -> list[Rule]:
     data = json.loads(path.read_text(encoding="utf-8"))
     if data.get("game") != spec.name:
         raise ValueError(f"the playbook {path.name} is for {data.get('game')!r}, not {spec.name!r}")
-    given = json.loads(json.dumps(dict(spec.options)))
+    given = _options(spec)
     diff = {k: v for k, v in data.get("options", {}).items() if given.get(k) != v}
     if diff:
         raise ValueError(f"the playbook {path.name} was learned for other options: "
@@ -121,7 +143,7 @@ class PlaybookAgent(BatchAgent):
         if spec.learning.move_features is None:
             raise ValueError(f"{spec.name} has no readable move features (GameLearning.move_features): no playbook")
         super().__init__(spec)
-        self.rules = list(rules) if rules is not None else load_playbook(path or shipped_playbook_path(spec.name), spec)
+        self.rules = list(rules) if rules is not None else load_playbook(path or shipped_playbook_path(spec), spec)
         names = set(spec.learning.move_features(spec, np.zeros((1, spec.obs_size), np.int8),
                                                 np.ones((1, spec.num_actions), bool)).names)
         unknown = sorted({c.feature for r in self.rules for c in r.conditions} - names)

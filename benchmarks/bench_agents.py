@@ -94,8 +94,11 @@ def main() -> None:
         print("|---|---|---:|---:|---:|---:|---:|")
         for game in args.games:
             rows = [("random", args.batch), ("rules", args.batch), ("model", args.batch), ("pimc", 64)]
-            if shipped_playbook_path(game).exists():  # the rule-based agent with the game's learned playbook
+            try:  # the rule-based agent with the game's learned playbook
+                shipped_playbook_path(trickenv.make_spec(game))
                 rows.insert(2, ("playbook", args.batch))
+            except FileNotFoundError:
+                pass
             for name, batch in rows:
                 deals, cpu, steps, share = self_play(game, {}, name, batch, args.seconds)
                 print(f"| {game} | {name} | {batch} | {deals:,.1f} | {cpu:,.1f} | {steps:,.0f} | {share:.0%} |",

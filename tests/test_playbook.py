@@ -341,15 +341,43 @@ def test_rules_are_kept_only_where_they_held():
     assert [k["rule"].text for k in choose_rules(measured, most=1)] == ["1.0"]
 
 
+def test_confirming_drops_a_rule_that_does_not_hold_and_keeps_one_that_does(tmp_path, capsys):
+    """``confirm`` on a playbook of the shipped Farbwechsel rule 1, its opposite (play what it avoids: worse in
+    play) and rule 1 again (it no longer applies once kept, so it changes nothing): only the first stays."""
+    from trickenv.research.__main__ import main
+    from trickenv.research.repo import repo_root
+
+    good = load_playbook(repo_root() / "agents" / "playbooks" / "farbwechsel.json", FW)[0]
+    bad = Rule(good.kind, good.conditions, not good.play, "the opposite")
+    save_playbook(tmp_path / "three.json", FW, [good, bad, good], about={"choosing_seed": 1})
+    main(["confirm", "farbwechsel", "--playbook", str(tmp_path / "three.json"), "--seed", "5", "--deals", "300",
+          "--out", str(tmp_path / "kept.json")])
+    assert load_playbook(tmp_path / "kept.json", FW) == [good]
+    data = json.loads((tmp_path / "kept.json").read_text())["about"]
+    assert data["choosing_seed"] == 1, "what the playbook said of itself stays"
+    measured = data["confirmed"]["measured"]
+    assert [m["kept"] for m in measured] == [True, False, False] and data["confirmed"]["seed"] == 5
+    assert measured[0]["effect"][1] > 0 > measured[1]["effect"][2]
+    out = capsys.readouterr().out
+    assert "dropped" in out and "1 of 3 rules" in out
+    with pytest.raises(SystemExit, match="--first must be from 0 to 3"):
+        main(["confirm", "farbwechsel", "--playbook", str(tmp_path / "three.json"), "--seed", "5", "--first", "4",
+              "--out", str(tmp_path / "x.json")])
+
+
 def test_shipped_playbooks_load_and_apply():
-    """Every shipped playbook loads for its game's default options, and each of its rules applies somewhere
+    """Every shipped playbook is the one ``playbook`` plays in its variant, and each of its rules applies somewhere
     in rule-based play (a rule that never applies would be dead weight)."""
-    from trickenv.agents.playbook import PLAYBOOKS
+    from trickenv.agents.playbook import PLAYBOOKS, shipped_playbook_path
 
     files = sorted(PLAYBOOKS.glob("*.json"))
     assert files, "no playbook shipped"
     for path in files:
-        spec = trickenv.make_spec(path.stem)
+        data = json.loads(path.read_text())
+        spec = trickenv.make_spec(data["game"], **data["options"])
+        assert shipped_playbook_path(spec) == path
+        if path.stem == data["game"]:
+            assert data["options"] == json.loads(json.dumps(dict(trickenv.make_spec(data["game"]).options)))
         agent = make_agent("playbook", spec, seed=0)
         assert 1 <= len(agent.rules) <= 12
         obs, mask = positions(spec, games=64, seed=12, agent="rules")
@@ -358,6 +386,11 @@ def test_shipped_playbooks_load_and_apply():
             assert rule.advised(mf, mask).any(), f"{path.name}: {rule.text} never applies"
     with pytest.raises(ValueError, match="learned for other options"):
         make_agent("playbook", trickenv.make_spec("farbwechsel", num_players=4))
+    # Four Tricks ships two: the variant asked for is played, and one without a playbook names those with one.
+    ft = make_agent("playbook", trickenv.make_spec("four_tricks", bidding=True), seed=0)
+    assert ft.rules and all(r.kind in ("bidding", "choosing trump") for r in ft.rules)
+    with pytest.raises(FileNotFoundError, match=r"no shipped playbook for four_tricks.*bidding=True.*default options"):
+        make_agent("playbook", trickenv.make_spec("four_tricks", target=5))
 
 
 def test_the_playbook_pages_say_what_the_data_says(tmp_path):

@@ -76,7 +76,8 @@ def simulate(spec: GameSpec, decision: Decision, deals: int, seed: int, player: 
     """``deals`` deals (the first deals of a VecEnv seeded ``seed``), each played once per choice of
     ``decision``: ``obs`` [D, obs_size] (the decider's observation at the decision), ``legal`` [D, choices],
     ``outcome`` [D, choices] (the decider's deal score after that choice; NaN where it was not legal) and
-    ``own`` [D] (the choice ``player`` made there; -1 where the decision did not come up).
+    ``own`` [D] (the choice ``player`` made there; -1 where the decision did not come up) and ``seat`` [D] (the
+    decider's absolute seat; -1 likewise).
 
     Every copy of a deal is played by ``player`` (deterministic: the copies agree until the decision) up to the
     turn where ``decision`` is pending for the ``t``-th time, ``t`` = the deal's number modulo
@@ -88,7 +89,8 @@ def simulate(spec: GameSpec, decision: Decision, deals: int, seed: int, player: 
     src.reset()
     all_deals, all_dealers = (np.array(a) for a in src.current_deals())
     out = {"obs": np.zeros((deals, spec.obs_size), np.int8), "legal": np.zeros((deals, k), bool),
-           "outcome": np.full((deals, k), np.nan, np.float32), "own": np.full(deals, -1, np.int64)}
+           "outcome": np.full((deals, k), np.nan, np.float32), "own": np.full(deals, -1, np.int64),
+           "seat": np.full(deals, -1, np.int64)}
     for start in range(0, deals, batch):
         stop = min(deals, start + batch)
         _simulate_batch(spec, decision, player, seed, all_deals[start:stop], all_dealers[start:stop],
@@ -123,6 +125,7 @@ def _simulate_batch(spec: GameSpec, decision: Decision, player: Any, seed: int, 
             own = actions[rec] - first
             out["own"][rec // k] = np.where((own >= 0) & (own < count), own, count)
             out["obs"][rec // k] = obs[rec]
+            out["seat"][rec // k] = to_act[rec]
             out["legal"][rec // k, :count] = mask[rec, first:first + count]
             others = mask[at].sum(axis=1) > mask[at, first:first + count].sum(axis=1)
             if decision.decline:
@@ -197,7 +200,8 @@ class _Run:
                 log(f"chunk {k}: {min(cfg.chunk, cfg.deals - start)} deals in {time.perf_counter() - t0:.0f} s")
             with np.load(path) as f:
                 parts.append({name: f[name] for name in f.files})
-        return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
+        common = [name for name in parts[0] if all(name in p for p in parts)]  # chunks from before "seat" lack it
+        return {name: np.concatenate([p[name] for p in parts]) for name in common}
 
 
 def _fit(spec: GameSpec, decision: Decision, data: dict[str, np.ndarray], cfg: DecisionsConfig,

@@ -11,7 +11,8 @@ Which rules a playbook keeps is decided by play, on other deals: :func:`candidat
 trees, :class:`ImposedValue` ranks them by what imposing each on a player changes in the search's values,
 :func:`measure_rules` imposes the best on that player in play (:func:`trickenv.research.advice_test`),
 :func:`choose_rules` keeps the one that held best, and :func:`learn_playbook` does it round after round
-(``python -m trickenv.research playbook``). :func:`example` finds a position that shows a rule, in words.
+(``python -m trickenv.research playbook``); :func:`confirm_rules` measures the rules again on other deals and
+drops the ones that do not hold there (``python -m trickenv.research confirm``). :func:`example` finds a position that shows a rule, in words.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from trickenv.research.stats import ratio_ci
 
 __all__ = ["MoveTable", "move_table", "fit_trees", "agreement", "tree_rules", "rule_text", "rule_values",
            "chosen_agreement", "regret", "fit_value_trees", "as_advice", "measure_rules", "choose_rules",
-           "ImposedValue", "candidates", "learn_playbook", "move_name", "example"]
+           "ImposedValue", "candidates", "learn_playbook", "confirm_rules", "move_name", "example"]
 
 
 @dataclass
@@ -358,7 +359,7 @@ def candidates(spec, pos: Positions, train: np.ndarray, reference: np.ndarray, d
 
 def learn_playbook(spec, pos: Positions, deals: np.ndarray, dealers: np.ndarray, rounds: int = 12, most: int = 12,
                    holdout: int = 4, tries: int = 16, alpha: float = 0.05, subsets: int = 4, seed: int = 0,
-                   log: Any = print) -> dict[str, Any]:
+                   start: Sequence[Rule] = (), log: Any = print, on_round: Any = None) -> dict[str, Any]:
     """Learn a playbook from the search's positions ``pos``, choosing its rules by play on ``deals``.
 
     Each round: the player so far (the rule-based agent with the rules kept so far, :class:`PlaybookAgent`) is the
@@ -369,12 +370,15 @@ def learn_playbook(spec, pos: Positions, deals: np.ndarray, dealers: np.ndarray,
     measured against the player the earlier ones made). Returns ``rules`` and, per round, ``candidates`` (how
     many), ``passed`` (``(rule, imposed on the fitting positions, imposed on the others)``), ``measured`` and
     ``chosen``. ``seed``: the rule-based agent's (its ties), so that the same call learns the same playbook. The
-    deals that choose are not the deals a claim about the playbook may rest on: measure it again on others."""
+    deals that choose are not the deals a claim about the playbook may rest on: measure it again on others.
+    ``start``: rules the playbook begins with (another kind of decision's, learned before); ``rules`` has them
+    first, and ``most`` counts them. ``on_round(report)``: called after every round (e.g. to save the rules so
+    far)."""
     from trickenv.agents.playbook import PlaybookAgent
 
     train = pos.game % holdout != 0
     features = spec.learning.move_features(spec, pos.obs, pos.mask)
-    kept: list[Rule] = []
+    kept: list[Rule] = list(start)
     report: dict[str, Any] = {"rules": kept, "rounds": []}
     base = None
     for r in range(rounds):
@@ -400,11 +404,37 @@ def learn_playbook(spec, pos: Positions, deals: np.ndarray, dealers: np.ndarray,
         kept.extend(m["rule"] for m in chosen)
         report["rounds"].append({"candidates": len(found), "passed": passed, "measured": measured,
                                  "chosen": [m["rule"] for m in chosen]})
-        log(f"round {r + 1}: {len(found)} candidates, {len(passed)} pass the search's values, "
+        log(f"round {r + 1}: {len(found)} candidates, {len(passed)} pass the values, "
             f"{len(measured)} tried in play, {len(chosen)} kept ({len(kept)} in all)")
+        if on_round is not None:
+            on_round(report)
         if not chosen:
             break
     return report
+
+
+def confirm_rules(spec, rules: Sequence[Rule], deals: np.ndarray, dealers: np.ndarray, first: int = 0,
+                  alpha: float = 0.05, seed: int = 0) -> dict[str, Any]:
+    """Measure the rules ``rules[first:]`` again in play on other ``deals``, each imposed on the rule-based agent
+    (its ``seed``) with the rules kept before it (:func:`measure_rules`), and drop the ones that do not hold: a
+    rule stays if its effect is above 0 with the Benjamini-Hochberg adjusted p (over the rules measured) below
+    ``alpha``. The rules before ``first`` stay as they are. A rule whose interval is not above 0 leaves the
+    player the later rules are measured on at once. Returns ``rules`` (the kept, in order) and ``measured`` (per
+    rule measured: :func:`measure_rules`'s entry with ``p_adjusted`` and ``kept``)."""
+    from trickenv.agents.playbook import PlaybookAgent
+    from trickenv.research.stats import adjust_p
+
+    kept, measured = list(rules[:first]), []
+    for rule in rules[first:]:
+        m = measure_rules(spec, [rule], deals, dealers, PlaybookAgent(spec, seed=seed, rules=list(kept)))[0]
+        measured.append(m)
+        if m["effect"][1] > 0:
+            kept.append(rule)
+    for m, p in zip(measured, adjust_p([m["p"] for m in measured]) if measured else [], strict=True):
+        m["p_adjusted"] = float(p)
+        m["kept"] = bool(m["effect"][0] > 0 and p < alpha and m["rule"] in kept)
+    drop = {id(m["rule"]) for m in measured if not m["kept"]}
+    return {"rules": [r for r in kept if id(r) not in drop], "measured": measured}
 
 
 def move_name(spec, action: int) -> str:
