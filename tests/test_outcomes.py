@@ -82,3 +82,4 @@ def test_the_commands_learn_rules_for_the_call_on_top_of_a_playbook(tmp_path, ca
     with pytest.raises(SystemExit):
         main(["outcomes", "koenigrufen", "declaration", "--deals", "10", "--seed", "3", "--out", str(tmp_path / "d")])
     assert "may be declined" in capsys.readouterr().err
+    assert not (tmp_path / "d").exists(), "a refused run writes nothing"

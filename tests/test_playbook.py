@@ -380,7 +380,7 @@ def test_shipped_playbooks_load_and_apply():
             assert data["options"] == json.loads(json.dumps(dict(trickenv.make_spec(data["game"]).options)))
         agent = make_agent("playbook", spec, seed=0)
         assert 1 <= len(agent.rules) <= 12
-        obs, mask = positions(spec, games=64, seed=12, agent="rules")
+        obs, mask = positions(spec, games=400, seed=12, agent="rules")
         mf = spec.learning.move_features(spec, obs, mask)
         for rule in agent.rules:
             assert rule.advised(mf, mask).any(), f"{path.name}: {rule.text} never applies"

@@ -30,18 +30,26 @@ __all__ = ["outcome_positions", "outcomes_to", "outcomes_about", "ABOUT"]
 ABOUT = "outcomes.json"  # beside the chunks: what was simulated (the search's mined chunks have none)
 
 
-def outcome_positions(spec, decision: str, deals: int, seed: int, player: Any, first_game: int = 0) -> Positions:
-    """The decision ``decision`` (a name of ``spec.learning.decisions``) of ``deals`` simulated deals (seed
-    ``seed``), every legal choice played out by ``player``: one position per deal where the decider had two or
-    more choices, numbered from ``first_game``. A decision that may be declined (King Calling's declarations)
-    is not one: its "none" is a card, not a choice of its own (ValueError)."""
-    from trickenv.training.decisions import decision_of, simulate
+def _decision(spec, decision: str):
+    """The variant's decision ``decision``, one that a playbook can learn (ValueError naming those there are)."""
+    from trickenv.training.decisions import decision_of
 
     found = decision_of(spec, decision)
     if found.decline:
         raise ValueError(f"{spec.name}'s {decision!r} may be declined, and declining plays a card: its outcomes "
                          f"are not positions of one kind of decision; decisions without it: "
                          f"{', '.join(d.name for d in spec.learning.decisions(spec) if not d.decline) or 'none'}")
+    return found
+
+
+def outcome_positions(spec, decision: str, deals: int, seed: int, player: Any, first_game: int = 0) -> Positions:
+    """The decision ``decision`` (a name of ``spec.learning.decisions``) of ``deals`` simulated deals (seed
+    ``seed``), every legal choice played out by ``player``: one position per deal where the decider had two or
+    more choices, numbered from ``first_game``. A decision that may be declined (King Calling's declarations)
+    is not one: its "none" is a card, not a choice of its own (ValueError)."""
+    from trickenv.training.decisions import simulate
+
+    found = _decision(spec, decision)
     sim = simulate(spec, found, deals, seed, player)
     legal = sim["legal"][:, :found.count]
     rows = np.flatnonzero(legal.sum(axis=1) > 1)
@@ -60,6 +68,7 @@ def outcomes_to(spec, decision: str, out: str | Path, deals: int, seed: int, pla
     """:func:`outcome_positions` of ``deals`` deals into ``out/chunk_K.npz`` (``chunk`` deals each, chunk ``k``
     seeded ``seed * 100_003 + k``), and all of them, with what was simulated in ``out/outcomes.json``. Chunks
     already in ``out`` are kept: the same call continues a stopped run (ValueError if it simulated another)."""
+    _decision(spec, decision)  # before anything is written
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     about = {"game": spec.name, "options": json.loads(json.dumps(dict(spec.options))), "decision": decision,
