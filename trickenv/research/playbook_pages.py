@@ -112,7 +112,8 @@ def _section(game: str, variant: str, playbook: dict[str, Any], findings: list[d
     if confirmed:
         dropped = sum(not m["kept"] for m in confirmed["measured"])
         out.append(f"| measured again | {len(confirmed['measured'])} rules on {confirmed['deals']:,} deals of seed "
-                   f"{confirmed['seed']}; {dropped} that did not hold there dropped |")
+                   f"{confirmed['seed']}; " + (f"{dropped} that did not hold there dropped |" if dropped
+                                               else "all held there |"))
     if level == "##":
         out += ["", "Every result of play on this page (head to head, each rule imposed) was measured on deals used "
                 "neither to mine the positions nor to choose the rules; the search's own values"
