@@ -19,7 +19,7 @@ import numpy as np
 
 from trickenv.research.deals import make_deals, play
 
-__all__ = ["Positions", "Recorder", "mine", "mine_to", "load_positions"]
+__all__ = ["Positions", "Recorder", "mine", "mine_to", "write_chunks", "load_positions"]
 
 
 @dataclass
@@ -116,15 +116,25 @@ def mine_to(spec, out: str | Path, deals: int, seed: int, make_searcher, chunk: 
     Chunks already in ``out`` are kept, so the same call continues a stopped run. ``make_searcher(k)`` gives the
     searcher of chunk ``k`` (its seed fixed by ``k``, so a continued run plays as an uninterrupted one).
     """
+    all_deals, dealers = make_deals(spec, deals, seed)
+
+    def chunk_positions(k: int, start: int, stop: int) -> Positions:
+        return mine(spec, all_deals[start:stop], dealers[start:stop], make_searcher(k), first_game=start)
+
+    return write_chunks(out, deals, chunk, chunk_positions, progress)
+
+
+def write_chunks(out: str | Path, deals: int, chunk: int, make, progress: bool = True) -> Positions:
+    """The positions of ``deals`` deals, ``chunk`` a file: ``out/chunk_K.npz`` = ``make(k, start, stop)`` (the
+    deals ``start .. stop``), made only where missing (so the same call continues a stopped run); all of them."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    all_deals, dealers = make_deals(spec, deals, seed)
     for k, start in enumerate(range(0, deals, chunk)):
         path = out / f"chunk_{k:05d}.npz"
         if path.exists():
             continue
         stop = min(deals, start + chunk)
-        pos = mine(spec, all_deals[start:stop], dealers[start:stop], make_searcher(k), first_game=start)
+        pos = make(k, start, stop)
         tmp = out / f"chunk_{k:05d}.tmp.npz"
         pos.save(tmp)
         tmp.replace(path)

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from trickenv.research.mining import Positions, load_positions
+from trickenv.research.mining import Positions, write_chunks
 
 __all__ = ["outcome_positions", "outcomes_to", "outcomes_about", "ABOUT"]
 
@@ -80,18 +80,11 @@ def outcomes_to(spec, decision: str, out: str | Path, deals: int, seed: int, pla
         if have != {k: v for k, v in about.items() if k != "deals"}:
             raise ValueError(f"{out} holds another simulation ({have}); this one is {about}: use another --out")
     meta.write_text(json.dumps(about) + "\n", encoding="utf-8")
-    for k, start in enumerate(range(0, deals, chunk)):
-        path = out / f"chunk_{k:05d}.npz"
-        if path.exists():
-            continue
-        n = min(chunk, deals - start)
-        pos = outcome_positions(spec, decision, n, seed * 100_003 + k, player, first_game=start)
-        tmp = out / f"chunk_{k:05d}.tmp.npz"
-        pos.save(tmp)
-        tmp.replace(path)
-        if progress:
-            print(f"{out.name}: chunk {k} ({start + n}/{deals} deals, {len(pos)} positions)", flush=True)
-    return load_positions(out)
+
+    def chunk_positions(k: int, start: int, stop: int) -> Positions:
+        return outcome_positions(spec, decision, stop - start, seed * 100_003 + k, player, first_game=start)
+
+    return write_chunks(out, deals, chunk, chunk_positions, progress)
 
 
 def outcomes_about(directory: str | Path) -> dict[str, Any] | None:
