@@ -51,7 +51,9 @@ class Rule:
 
     The rule *applies* where some allowed moves meet the conditions and some do not; there it narrows the
     allowed moves to the ones it advises (moves outside the kind's ``scope``, e.g. a declaration beside the
-    cards, stay allowed). ``text`` says it in words."""
+    cards, stay allowed). A rule of a kind that stands beside the position's own (``MoveFeatures.beside``: King
+    Calling's declaring) weighs every legal move there: to declare, or to play a card. ``text`` says it in
+    words."""
 
     kind: str
     conditions: tuple[Condition, ...]
@@ -63,8 +65,13 @@ class Rule:
         allowed = np.asarray(allowed, bool)
         if self.kind not in features.kinds:
             raise ValueError(f"the rule's kind {self.kind!r} is not one of the game's kinds {features.kinds}")
+        k = features.kinds.index(self.kind)
+        own = features.kind == k
         scope = allowed if features.scope is None else allowed & features.scope
-        meet = scope & (features.kind == features.kinds.index(self.kind))[:, None]
+        if features.beside is not None:  # a decision beside the position's own weighs every legal move
+            scope = np.where((features.beside == k)[:, None], allowed, scope)
+            own |= features.beside == k
+        meet = scope & own[:, None]
         for c in self.conditions:
             meet &= c.holds(features)
         advised = (meet if self.play else scope & ~meet) | (allowed & ~scope)  # moves out of scope stay allowed

@@ -1,6 +1,7 @@
-"""The decisions before the play as playbook positions (trickenv.research.outcomes): every choice is played out,
-the player's own choice scores what the plain deal scores, a stopped run continues with the same positions, and
-a playbook learned from them adds its rules to the rules it starts from."""
+"""The decisions before the play as playbook positions (trickenv.research.outcomes): every choice is played out
+(declining too: the card played instead), the player's own choice scores what the plain deal scores, a stopped
+run continues with the same positions, and a playbook learned from them adds its rules to the rules it starts
+from."""
 
 from __future__ import annotations
 
@@ -37,12 +38,38 @@ def test_every_choice_is_played_out_and_the_own_choice_scores_the_plain_deal(spe
     scores = play(spec, deals, dealers, [make_agent("rules", spec, seed=0)], np.zeros((24, spec.num_players), int))["scores"]
     assert np.allclose(pos.values[np.arange(24), own], scores[np.arange(24), pos.seat])
     assert np.nanstd(pos.values, axis=1).max() > 0, "the choices' outcomes differ"
+    tie = pos.values[np.arange(24), own] == np.nanmax(pos.values, axis=1)
+    assert (pos.action[tie] == own[tie]).all(), "where the player's own choice ties for the best, it is the move"
 
 
-def test_a_decision_that_may_be_declined_is_refused_by_name():
-    with pytest.raises(ValueError, match="'declaration' may be declined.*decisions without it: call"):
-        outcome_positions(KC, "declaration", 4, 1, make_agent("rules", KC, seed=0))
-    with pytest.raises(ValueError, match="no decision 'bid'"):
+def test_declarations_are_positions_of_declaring_or_playing_the_card_the_player_would_play():
+    """A decision that may be declined (King Calling's declarations): a position's moves are the legal
+    declarations and the one card the player plays instead, each valued by its copy's outcome; the player's own
+    move there scores what the plain deal scores, and the playbook reads the position as "declaring"."""
+    from trickenv.games.koenigrufen import A_ALL_TRICKS, A_MARRIAGE
+    from trickenv.research.playbook import move_table
+
+    player = make_agent("rules", KC, seed=0)
+    pos = outcome_positions(KC, "declaration", 48, 9, player)
+    assert len(pos) > 40
+    assert (pos.mask[:, :KC.deck].sum(axis=1) == 1).all(), "one card: the move made instead of declaring"
+    assert not pos.mask[:, KC.deck:A_MARRIAGE].any()
+    assert pos.mask[:, A_MARRIAGE:A_ALL_TRICKS + 1].any(axis=1).all()
+    assert (np.isfinite(pos.values) == pos.mask).all()
+    own = np.asarray(player.act_batch(pos.obs, pos.mask))
+    deals, dealers = make_deals(KC, 48, 9)
+    scores = play(KC, deals, dealers, [make_agent("rules", KC, seed=0)], np.zeros((48, KC.num_players), int))["scores"]
+    assert np.allclose(pos.values[np.arange(len(pos)), own], scores[pos.game, pos.seat])
+    tie = pos.values[np.arange(len(pos)), own] == np.nanmax(pos.values, axis=1)
+    assert tie.sum() > len(pos) // 2 and (pos.action[tie] == own[tie]).all(), "a tie goes to the player's choice"
+    assert (pos.action[~tie] != own[~tie]).all()
+    mf = KC.learning.move_features(KC, pos.obs, pos.mask)
+    assert (mf.beside == mf.kinds.index("declaring")).all()
+    assert (move_table(KC, pos, mf).kind == mf.kinds.index("declaring")).all()
+
+
+def test_an_unknown_decision_is_refused_by_name():
+    with pytest.raises(ValueError, match="no decision 'bid'.*its decisions: trump"):
         outcome_positions(FT, "bid", 4, 1, make_agent("rules", FT, seed=0))
 
 
@@ -80,6 +107,6 @@ def test_the_commands_learn_rules_for_the_call_on_top_of_a_playbook(tmp_path, ca
     assert about["start"]["rules"] == len(start) and about["start"]["about"]["choosing_seed"] is not None
     assert about["passed"][0] >= 0 and about["tried"][0] <= 2
     with pytest.raises(SystemExit):
-        main(["outcomes", "koenigrufen", "declaration", "--deals", "10", "--seed", "3", "--out", str(tmp_path / "d")])
-    assert "may be declined" in capsys.readouterr().err
+        main(["outcomes", "four_tricks", "bid", "--deals", "10", "--seed", "3", "--out", str(tmp_path / "d")])
+    assert "no decision 'bid'" in capsys.readouterr().err
     assert not (tmp_path / "d").exists(), "a refused run writes nothing"

@@ -118,7 +118,8 @@ def test_every_game_says_its_moves_in_words(game, options):
             assert mf.values[i, a, col["side_wins"]] == ours and mf.values[i, a, col["opponent_wins"]] == (not ours)
             checked += 1
         assert checked > 5
-    assert set(np.unique(mf.kind)) == set(range(len(mf.kinds))) or (game, options) == ("four_tricks", {})
+    seen = set(np.unique(mf.kind)) | (set(np.unique(mf.beside)) - {-1} if mf.beside is not None else set())
+    assert seen == set(range(len(mf.kinds))) or (game, options) == ("four_tricks", {})
 
 
 def tiny_features() -> MoveFeatures:
@@ -271,6 +272,20 @@ def test_the_playbook_agent_keeps_no_view_of_its_base_agents_buffer():
     assert np.array_equal(first, kept)
 
 
+def test_the_checking_deals_take_every_turn_of_a_decision_asked_in_turn():
+    """One deal in four checks the trees, whatever the deal's number modulo the turns a simulation branches at
+    (King Calling's declarations: 4)."""
+    from trickenv.research.playbook import fitting_deals
+
+    game = np.arange(40_000)
+    fit = fitting_deals(game)
+    assert abs(fit.mean() - 0.75) < 0.01
+    for turns in (2, 3, 4, 8):
+        for t in range(turns):
+            assert abs(fit[game % turns == t].mean() - 0.75) < 0.03, (turns, t)
+    assert (fitting_deals(game[:100]) == fit[:100]).all(), "a deal's part depends on its number alone"
+
+
 def test_learning_a_playbook_keeps_only_rules_that_held_in_play():
     """Two rounds of learn_playbook on 200 of the committed mined Farbwechsel deals: the candidates, the ones the
     search's values pass (intervals above 0 on both halves), the best of them tried in play, and the kept ones
@@ -283,7 +298,7 @@ def test_learning_a_playbook_keeps_only_rules_that_held_in_play():
 
     pos = load_positions(repo_root() / "docs" / "data" / "mined" / "farbwechsel_7101")
     pos = pos.take(pos.game < 200)
-    deals, dealers = make_deals(FW, 300, 77)
+    deals, dealers = make_deals(FW, 500, 77)
     said = []
     report = learn_playbook(FW, pos, deals, dealers, rounds=2, tries=3, subsets=0, log=said.append)
     assert said[0].startswith("round 1: ")
@@ -433,6 +448,32 @@ def test_a_card_rule_leaves_king_callings_declarations_alone():
     assert (advised[hit][:, 64:70] == mask[hit][:, 64:70]).all(), "a card rule took a declaration away"
     assert (advised[hit][:, :32] <= mask[hit][:, :32]).all() and (advised[hit][:, :32].sum(axis=1)
                                                                    < mask[hit][:, :32].sum(axis=1)).all()
+
+
+def test_a_declaring_rule_weighs_the_declarations_against_the_cards():
+    """A rule of King Calling's "declaring" applies in the first trick beside the card play's kind: "declare a
+    marriage" keeps the legal marriages alone, "avoid declaring" keeps every card and drops the declarations, and
+    neither touches a position where nothing may be declared."""
+    kc = trickenv.make_spec("koenigrufen")
+    obs, mask = positions(kc, games=64, seed=6, agent="rules")
+    mf = kc.learning.move_features(kc, obs, mask)
+    declaring = mask[:, 64:70].any(axis=1)
+    assert ((mf.beside == mf.kinds.index("declaring")) == declaring).all()
+    marriage = Rule("declaring", (Condition("marriage", True, 0.5),))
+    advised = marriage.advised(mf, mask)
+    hit = advised.any(axis=1)
+    assert hit.any() and (hit == (declaring & mask[:, 64:68].any(axis=1))).all()
+    assert (advised[hit] == (mask[hit] & (np.arange(kc.num_actions) // 4 == 16))).all(), "the marriages alone"
+    quiet = Rule("declaring", (Condition("marriage", True, 0.5),), play=False)
+    advised = quiet.advised(mf, mask)
+    hit = advised.any(axis=1)
+    assert (hit == (declaring & mask[:, 64:68].any(axis=1))).all()
+    assert (advised[hit][:, :32] == mask[hit][:, :32]).all() and not advised[hit][:, 64:68].any()
+    # In the playbook agent, a declaring rule narrows the moves and the rule-based agent plays among them: it
+    # declares the marriages it may (rules_koenigrufen), unless told to avoid them.
+    assert (make_agent("rules", kc, seed=0).act_batch(obs[hit], mask[hit]) >= 64).any()
+    acts = PlaybookAgent(kc, seed=0, rules=[quiet]).act_batch(obs, mask)
+    assert not ((acts[hit] >= 64) & (acts[hit] < 68)).any()
 
 
 def test_the_playbook_pages_are_current(tmp_path):

@@ -76,8 +76,9 @@ def simulate(spec: GameSpec, decision: Decision, deals: int, seed: int, player: 
     """``deals`` deals (the first deals of a VecEnv seeded ``seed``), each played once per choice of
     ``decision``: ``obs`` [D, obs_size] (the decider's observation at the decision), ``legal`` [D, choices],
     ``outcome`` [D, choices] (the decider's deal score after that choice; NaN where it was not legal) and
-    ``own`` [D] (the choice ``player`` made there; -1 where the decision did not come up) and ``seat`` [D] (the
-    decider's absolute seat; -1 likewise).
+    ``own`` [D] (the choice ``player`` made there; -1 where the decision did not come up), ``seat`` [D] (the
+    decider's absolute seat; -1 likewise) and, for a decision that may be declined, ``declined`` [D] (the move
+    ``player`` made in the copy that declined; -1 where none did).
 
     Every copy of a deal is played by ``player`` (deterministic: the copies agree until the decision) up to the
     turn where ``decision`` is pending for the ``t``-th time, ``t`` = the deal's number modulo
@@ -91,6 +92,8 @@ def simulate(spec: GameSpec, decision: Decision, deals: int, seed: int, player: 
     out = {"obs": np.zeros((deals, spec.obs_size), np.int8), "legal": np.zeros((deals, k), bool),
            "outcome": np.full((deals, k), np.nan, np.float32), "own": np.full(deals, -1, np.int64),
            "seat": np.full(deals, -1, np.int64)}
+    if decision.decline:
+        out["declined"] = np.full(deals, -1, np.int64)
     for start in range(0, deals, batch):
         stop = min(deals, start + batch)
         _simulate_batch(spec, decision, player, seed, all_deals[start:stop], all_dealers[start:stop],
@@ -135,6 +138,7 @@ def _simulate_batch(spec: GameSpec, decision: Decision, player: Any, seed: int, 
                     rest = mask[none].copy()
                     rest[:, first:first + count] = False
                     actions[none] = act_rows(player, obs[none], rest)
+                    out["declined"][none // k] = actions[none]
             is_choice = pick[at] < count
             ok = others.copy()  # "none" (only where it may be declined) needs another action
             ok[is_choice] = mask[at[is_choice], first + pick[at[is_choice]]]

@@ -167,8 +167,12 @@ class MoveFeatures:
     the trick for sure) differ. ``words[name]`` says a feature in plain words: ``(is, is not)`` for a fact that
     is 0 or 1, ``(noun,)`` for a count (a rule then says "noun >= k"). ``scope`` bool ``[B, actions]``: the
     moves a position's kind is about, where other legal moves stand beside them that a rule leaves alone (King
-    Calling's declarations beside the cards of the first trick); ``None``: every legal move. Computed from the
-    observation alone.
+    Calling's declarations beside the cards of the first trick); ``None``: every legal move. ``beside`` int64
+    ``[B]``: the kind of a decision that stands beside the position's own, -1 where none (King Calling's
+    "declaring" in the first trick: declare, or play a card); a rule of that kind weighs every legal move, a
+    rule of the position's own kind its ``scope``. ``kind_words``: per kind, the features its rules may speak of
+    (a kind not named: all); "declaring" weighs declarations against playing a card, and the card's own facts
+    (its rank, whether it wins the trick) are not what the choice is about. Computed from the observation alone.
     """
 
     kinds: tuple[str, ...]
@@ -177,6 +181,8 @@ class MoveFeatures:
     values: np.ndarray
     words: dict[str, tuple[str, ...]]
     scope: np.ndarray | None = None
+    beside: np.ndarray | None = None
+    kind_words: dict[str, tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)

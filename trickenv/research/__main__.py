@@ -40,7 +40,8 @@ def main(argv: list[str]) -> None:
     p.add_argument("--agent", default="search", help="the searcher: search or pimc, with keywords (default search)")
     p = sub.add_parser("outcomes", help="a decision before the play, every choice played out, as positions (resumable)")
     p.add_argument("game")
-    p.add_argument("decision", help="the decision (trickenv decisions lists them): call (King Calling), trump, bid")
+    p.add_argument("decision", help="the decision (trickenv decisions lists them): call, declaration (King Calling), "
+                                    "trump, bid")
     p.add_argument("options", nargs="*", help="game options as name=value")
     p.add_argument("--deals", type=int, required=True, help="deals to simulate (each played once per legal choice)")
     p.add_argument("--seed", type=int, required=True, help="seed of the deals; chunk k's are seeded seed * 100003 + k")

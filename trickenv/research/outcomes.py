@@ -9,10 +9,10 @@ choice being that choice's value on those cards.
 :func:`outcome_positions` writes such a simulation as :class:`~trickenv.research.mining.Positions`, the format
 of the search's mined positions, so the playbook's tools (:mod:`trickenv.research.playbook`) learn and rank
 rules for these decisions as for the card play: a position is a deal's decision, its values the outcomes of the
-choices, its move the choice with the best outcome on those cards. One outcome is one sample of what the choice
-is worth to the decider (the other hands were dealt at random), so a rule's mean over many deals estimates its
-worth, and the rule is still chosen by play. :func:`outcomes_to` does it chunk by chunk into a directory that
-``python -m trickenv.research playbook --mined DIR`` reads.
+choices, its move the choice with the best outcome on those cards (the player's own where it ties for the best).
+One outcome is one sample of what the choice is worth to the decider (the other hands were dealt at random), so
+a rule's mean over many deals estimates its worth, and the rule is still chosen by play. :func:`outcomes_to` does
+it chunk by chunk into a directory that ``python -m trickenv.research playbook --mined DIR`` reads.
 """
 
 from __future__ import annotations
@@ -31,36 +31,43 @@ ABOUT = "outcomes.json"  # beside the chunks: what was simulated (the search's m
 
 
 def _decision(spec, decision: str):
-    """The variant's decision ``decision``, one that a playbook can learn (ValueError naming those there are)."""
+    """The variant's decision ``decision`` (ValueError naming those there are)."""
     from trickenv.training.decisions import decision_of
 
-    found = decision_of(spec, decision)
-    if found.decline:
-        raise ValueError(f"{spec.name}'s {decision!r} may be declined, and declining plays a card: its outcomes "
-                         f"are not positions of one kind of decision; decisions without it: "
-                         f"{', '.join(d.name for d in spec.learning.decisions(spec) if not d.decline) or 'none'}")
-    return found
+    return decision_of(spec, decision)
 
 
 def outcome_positions(spec, decision: str, deals: int, seed: int, player: Any, first_game: int = 0) -> Positions:
     """The decision ``decision`` (a name of ``spec.learning.decisions``) of ``deals`` simulated deals (seed
     ``seed``), every legal choice played out by ``player``: one position per deal where the decider had two or
-    more choices, numbered from ``first_game``. A decision that may be declined (King Calling's declarations)
-    is not one: its "none" is a card, not a choice of its own (ValueError)."""
+    more choices, numbered from ``first_game``. Where the decision may be declined (King Calling's declarations),
+    declining is the move ``player`` made instead (a card), with the outcome of declining: the position's legal
+    moves are the choices and that one move."""
     from trickenv.training.decisions import simulate
 
     found = _decision(spec, decision)
     sim = simulate(spec, found, deals, seed, player)
     legal = sim["legal"][:, :found.count]
-    rows = np.flatnonzero(legal.sum(axis=1) > 1)
     moves = slice(found.first, found.first + found.count)
-    mask = np.zeros((len(rows), spec.num_actions), bool)
-    mask[:, moves] = legal[rows]
-    values = np.full((len(rows), spec.num_actions), np.nan, np.float32)
-    values[:, moves] = np.where(legal[rows], sim["outcome"][rows, :found.count], np.nan)
-    best = found.first + np.nanargmax(values[:, moves], axis=1)
-    return Positions(obs=(sim["obs"][rows] != 0).astype(np.int8), mask=mask, action=best.astype(np.int64),
-                     values=values, game=first_game + rows.astype(np.int64), seat=sim["seat"][rows])
+    every = np.zeros((deals, spec.num_actions), bool)
+    every[:, moves] = legal
+    values = np.full((deals, spec.num_actions), np.nan, np.float32)
+    values[:, moves] = np.where(legal, sim["outcome"][:, :found.count], np.nan)
+    if found.decline:  # declining: the player's own move instead, valued by the outcome of the copy that made it
+        rows = np.flatnonzero(sim["legal"][:, found.count] & (sim["declined"] >= 0))
+        every[rows, sim["declined"][rows]] = True
+        values[rows, sim["declined"][rows]] = sim["outcome"][rows, found.count]
+    rows = np.flatnonzero(every.sum(axis=1) > 1)
+    # The move: the best outcome; where choices tie (a choice often changes nothing on the cards), the player's
+    # own choice, so that a tie is not read as a reason to choose otherwise.
+    choice = sim["own"][rows]  # -1 never here: the decision came up in every row
+    declined = sim["declined"][rows] if found.decline else np.full(len(rows), -1)
+    own = np.where(choice < found.count, found.first + choice, declined)
+    top = values[rows] >= np.nanmax(values[rows], axis=1, keepdims=True)
+    keep = (own >= 0) & top[np.arange(len(rows)), np.maximum(own, 0)]
+    best = np.where(keep, own, top.argmax(axis=1))
+    return Positions(obs=(sim["obs"][rows] != 0).astype(np.int8), mask=every[rows], action=best.astype(np.int64),
+                     values=values[rows], game=first_game + rows.astype(np.int64), seat=sim["seat"][rows])
 
 
 def outcomes_to(spec, decision: str, out: str | Path, deals: int, seed: int, player: Any, chunk: int = 5000,
@@ -68,7 +75,7 @@ def outcomes_to(spec, decision: str, out: str | Path, deals: int, seed: int, pla
     """:func:`outcome_positions` of ``deals`` deals into ``out/chunk_K.npz`` (``chunk`` deals each, chunk ``k``
     seeded ``seed * 100_003 + k``), and all of them, with what was simulated in ``out/outcomes.json``. Chunks
     already in ``out`` are kept: the same call continues a stopped run (ValueError if it simulated another)."""
-    _decision(spec, decision)  # before anything is written
+    _decision(spec, decision)  # an unknown decision: before anything is written
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     about = {"game": spec.name, "options": json.loads(json.dumps(dict(spec.options))), "decision": decision,

@@ -29,16 +29,17 @@ from trickenv.games.parts import MoveFeatures
 from trickenv.research.mining import Positions
 from trickenv.research.stats import ratio_ci
 
-__all__ = ["MoveTable", "move_table", "fit_trees", "agreement", "tree_rules", "rule_text", "rule_values",
-           "chosen_agreement", "regret", "fit_value_trees", "as_advice", "measure_rules", "choose_rules",
-           "ImposedValue", "candidates", "learn_playbook", "confirm_rules", "move_name", "example"]
+__all__ = ["MoveTable", "decision_kind", "move_table", "fit_trees", "agreement", "tree_rules", "rule_text",
+           "rule_values", "chosen_agreement", "regret", "fit_value_trees", "as_advice", "measure_rules", "choose_rules",
+           "ImposedValue", "candidates", "fitting_deals", "learn_playbook", "confirm_rules", "move_name", "example"]
 
 
 @dataclass
 class MoveTable:
     """Every legal move of every position, one row each: ``x`` float32 ``[M, F]`` (the features), ``chosen``
     bool (the search played it), ``position`` (the row of :class:`Positions`), ``action``, ``kind`` (of the
-    position); ``features`` the :class:`MoveFeatures` of the positions."""
+    position: the decision beside its own where it has one); ``features`` the :class:`MoveFeatures` of the
+    positions."""
 
     x: np.ndarray
     chosen: np.ndarray
@@ -48,6 +49,13 @@ class MoveTable:
     features: MoveFeatures
 
 
+def decision_kind(features: MoveFeatures) -> np.ndarray:
+    """int64 ``[B]``: the kind each position is learned as: the decision beside its own where it has one (King
+    Calling's declarations; the search's mined positions leave such moves out of their masks, the simulated
+    outcomes of that decision keep them), else its own."""
+    return features.kind if features.beside is None else np.where(features.beside >= 0, features.beside, features.kind)
+
+
 def move_table(spec, pos: Positions, features: MoveFeatures | None = None) -> MoveTable:
     """The :class:`MoveTable` of ``pos`` in ``spec``'s readable features (``GameLearning.move_features``; or
     ``features``, already read from ``pos``)."""
@@ -55,8 +63,11 @@ def move_table(spec, pos: Positions, features: MoveFeatures | None = None) -> Mo
         raise ValueError(f"{spec.name} has no readable move features (GameLearning.move_features)")
     mf = features if features is not None else spec.learning.move_features(spec, pos.obs, pos.mask)
     position, action = np.nonzero(pos.mask)
-    return MoveTable(mf.values[position, action], action == pos.action[position], position, action,
-                     mf.kind[position], mf)
+    kind = decision_kind(mf)[position]
+    x = mf.values[position, action]
+    for name, words in (mf.kind_words or {}).items():  # a kind's rules speak of its words: the others stay constant
+        x[np.ix_(kind == mf.kinds.index(name), [f for f, w in enumerate(mf.names) if w not in words])] = 0.0
+    return MoveTable(x, action == pos.action[position], position, action, kind, mf)
 
 
 def agreement(scores: np.ndarray, chosen: np.ndarray, position: np.ndarray, positions: int) -> np.ndarray:
@@ -357,14 +368,23 @@ def candidates(spec, pos: Positions, train: np.ndarray, reference: np.ndarray, d
     return list(seen.values())
 
 
+def fitting_deals(game: np.ndarray, holdout: int = 4) -> np.ndarray:
+    """bool per position: its deal fits the trees; the others (one deal in ``holdout``, spread by a hash of the
+    deal's number) check them. Not ``game % holdout``: simulated outcomes branch at turn ``game % turns``
+    (King Calling's declarations: 4 turns), so that would keep one turn apart."""
+    mixed = (np.asarray(game, np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
+    return mixed % np.uint64(holdout) != 0
+
+
 def learn_playbook(spec, pos: Positions, deals: np.ndarray, dealers: np.ndarray, rounds: int = 12, most: int = 12,
                    holdout: int = 4, tries: int = 16, alpha: float = 0.05, subsets: int = 4, seed: int = 0,
                    start: Sequence[Rule] = (), log: Any = print, on_round: Any = None) -> dict[str, Any]:
     """Learn a playbook from the search's positions ``pos``, choosing its rules by play on ``deals``.
 
     Each round: the player so far (the rule-based agent with the rules kept so far, :class:`PlaybookAgent`) is the
-    reference; :func:`candidates` come from the positions of the deals ``game % holdout != 0``; those whose
-    :class:`ImposedValue` has its interval above 0 both on those positions and on the others are ranked by it,
+    reference; :func:`candidates` come from the positions of the deals :func:`fitting_deals` gives (all but one
+    in ``holdout``); those whose :class:`ImposedValue` has its interval above 0 both on those positions and on
+    the others are ranked by it,
     the best ``tries`` are imposed on the player in play one at a time (:func:`measure_rules`), and the best
     that held (:func:`choose_rules`) joins the playbook, up to ``most`` rules (one a round, so that each is
     measured against the player the earlier ones made). Returns ``rules`` and, per round, ``candidates`` (how
@@ -376,7 +396,7 @@ def learn_playbook(spec, pos: Positions, deals: np.ndarray, dealers: np.ndarray,
     far)."""
     from trickenv.agents.playbook import PlaybookAgent
 
-    train = pos.game % holdout != 0
+    train = fitting_deals(pos.game, holdout)
     features = spec.learning.move_features(spec, pos.obs, pos.mask)
     kept: list[Rule] = list(start)
     report: dict[str, Any] = {"rules": kept, "rounds": []}

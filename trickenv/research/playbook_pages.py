@@ -108,12 +108,11 @@ def _section(game: str, variant: str, playbook: dict[str, Any], findings: list[d
         out.append("| playbook - rules, head to head | not measured yet (notebooks/playbook.ipynb) |")
     for about in stages:
         out.append(f"| learned from | {_learned_from(about)} |")
-    confirmed = next((a["confirmed"] for a in reversed(stages) if a.get("confirmed")), None)
-    if confirmed:
-        dropped = sum(not m["kept"] for m in confirmed["measured"])
-        out.append(f"| measured again | {len(confirmed['measured'])} rules on {confirmed['deals']:,} deals of seed "
+    for confirmed in (a["confirmed"] for a in stages if a.get("confirmed")):  # each run's new rules, measured again
+        n, dropped = len(confirmed["measured"]), sum(not m["kept"] for m in confirmed["measured"])
+        out.append(f"| measured again | {n} rule{'' if n == 1 else 's'} on {confirmed['deals']:,} deals of seed "
                    f"{confirmed['seed']}; " + (f"{dropped} that did not hold there dropped |" if dropped
-                                               else "all held there |"))
+                                               else "all held there |" if n > 1 else "it held there |"))
     if level == "##":
         out += ["", "Every result of play on this page (head to head, each rule imposed) was measured on deals used "
                 "neither to mine the positions nor to choose the rules; the search's own values"
