@@ -221,9 +221,11 @@ def test_the_shipped_values_play_their_variants_and_journals_know_them(tmp_path)
         _, obs, mask = first_obs(spec, deals=40)
         act = agent.act_batch(obs, mask)
         assert mask[np.arange(40), act].all() and (act >= spec.deck).all()
-    with pytest.raises(ValueError, match=r"no decision values shipped are for koenigrufen .*; they are for: "
-                                         r"four_tricks"):
-        make_agent("search:decisions=learned", trickenv.make_spec("koenigrufen"))
+    kc = trickenv.make_spec("koenigrufen")
+    assert [p.name for p in make_agent("rules:decisions=learned", kc).learned.files] == ["koenigrufen_declaration.npz"]
+    with pytest.raises(ValueError, match=r"no decision values shipped are for farbwechsel .*; they are for: "
+                                         r"four_tricks .*; koenigrufen"):
+        make_agent("search:decisions=learned", trickenv.make_spec("farbwechsel"))
     shipped = player_files(["search:decisions=learned", "rules"])
     assert {f"decisions/{p.name}" for p in shipped_value_files()} <= set(shipped)
     assert not any(k.startswith("decisions/") for k in player_files(["search", "rules"]))
