@@ -56,14 +56,17 @@ def _rule_lines(i: int, rule: dict[str, Any], on: dict[str, dict[str, Any]]) -> 
     out = [f"### {i + 1}. {rule['text']}", ""]
     if "rules" in on:
         f = on["rules"]
+        small = max(abs(x) for x in f["effect_all"]) < 0.05  # a rule that changes few seat-deals: more digits
         out.append(f"- **Added to the rule-based agent with the rules above it:** {_ci(f['estimate'], *f['ci95'])} "
-                   f"points for the seat per seat-deal it changes ({f['affected']:.0%} of seat-deals; {_ci(*f['effect_all'])} "
-                   f"over all), adjusted p {p_text(f['p_adjusted'])}: {f['verdict']}.")
+                   f"points for the seat per seat-deal it changes ({f['affected']:.0%} of seat-deals; "
+                   f"{_ci(*f['effect_all'], digits=3 if small else 2)} over all), adjusted p {p_text(f['p_adjusted'])}: "
+                   f"{f['verdict']}.")
         v = f.get("search_value")
         if v and f.get("search_positions") and f.get("values_from") == "outcomes":
             out.append(f"- **Played out:** where the rule applies, the best outcome of a choice it keeps against the "
                        f"best of a choice it rules out, the same cards, {_ci(*v)} a deal ({f['search_positions']:,} "
-                       f"simulated deals).")
+                       f"simulated deals; each outcome is one noisy draw, so the side with more choices draws the "
+                       f"higher best, which is why this can be below zero for a rule that holds in play).")
         elif v and f.get("search_positions"):
             out.append(f"- **The search's own values** where the rule applies: its best move the rule keeps "
                        f"against its best move the rule rules out, {_ci(*v)} a position "
