@@ -30,22 +30,15 @@ __all__ = ["outcome_positions", "outcomes_to", "outcomes_about", "ABOUT"]
 ABOUT = "outcomes.json"  # beside the chunks: what was simulated (the search's mined chunks have none)
 
 
-def _decision(spec, decision: str):
-    """The variant's decision ``decision`` (ValueError naming those there are)."""
-    from trickenv.training.decisions import decision_of
-
-    return decision_of(spec, decision)
-
-
 def outcome_positions(spec, decision: str, deals: int, seed: int, player: Any, first_game: int = 0) -> Positions:
     """The decision ``decision`` (a name of ``spec.learning.decisions``) of ``deals`` simulated deals (seed
     ``seed``), every legal choice played out by ``player``: one position per deal where the decider had two or
     more choices, numbered from ``first_game``. Where the decision may be declined (King Calling's declarations),
     declining is the move ``player`` made instead (a card), with the outcome of declining: the position's legal
     moves are the choices and that one move."""
-    from trickenv.training.decisions import simulate
+    from trickenv.training.decisions import decision_of, simulate
 
-    found = _decision(spec, decision)
+    found = decision_of(spec, decision)
     sim = simulate(spec, found, deals, seed, player)
     legal = sim["legal"][:, :found.count]
     moves = slice(found.first, found.first + found.count)
@@ -75,7 +68,9 @@ def outcomes_to(spec, decision: str, out: str | Path, deals: int, seed: int, pla
     """:func:`outcome_positions` of ``deals`` deals into ``out/chunk_K.npz`` (``chunk`` deals each, chunk ``k``
     seeded ``seed * 100_003 + k``), and all of them, with what was simulated in ``out/outcomes.json``. Chunks
     already in ``out`` are kept: the same call continues a stopped run (ValueError if it simulated another)."""
-    _decision(spec, decision)  # an unknown decision: before anything is written
+    from trickenv.training.decisions import decision_of
+
+    decision_of(spec, decision)  # an unknown decision fails before anything is written
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     about = {"game": spec.name, "options": json.loads(json.dumps(dict(spec.options))), "decision": decision,
