@@ -17,8 +17,10 @@ legal moves.
 It reads only what the seat knows: the replay starts from
 :func:`trickenv.sampler.information_state` (public history) and the sampled worlds; the
 hidden cards of the real game never enter. The game names its non-card decisions
-through ``GameSpec.worlds.history_actions``; a game without that hook (King Calling, whose call
-and declarations it cannot replay yet) raises ValueError.
+through ``GameSpec.worlds.history_actions`` (a game without that hook raises ValueError), fixes
+the deal a replay starts from where it deals in parts (``replay_deal``: King Calling's second
+batches) and names the decisions a world cannot weigh (``unweighed``: King Calling's call, made
+from a first batch the worlds do not keep).
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ def history_log_likelihood(spec: GameSpec, state: State, games: np.ndarray, seat
 
     ``worlds`` holds ``per`` worlds of each decision (decision i's are rows ``i * per ..``), as
     :func:`trickenv.sampler.sample_worlds` returns them for ``seats[i]`` in ``games[i]``.
-    Forced moves and the seat's own moves add nothing. A world in which the history is not
+    Forced moves, the seat's own moves and the game's unweighed decisions add nothing. A world in which the
+    history is not
     legal (a sampler bug) raises RuntimeError.
     """
     check_policy_inference(spec)
@@ -77,7 +80,10 @@ def history_log_likelihood(spec: GameSpec, state: State, games: np.ndarray, seat
     sim = spec.new_state(b)
     obs = np.zeros((b, spec.obs_size), np.int8)
     mask = np.zeros((b, spec.num_actions), np.bool_)
-    spec.reset_kernel(*sim.arrays(), spec.cfg, spec.tab, start_rows(spec, worlds), np.ones(b, np.bool_),
+    deal = start_rows(spec, worlds)
+    if spec.worlds.replay_deal is not None:
+        spec.worlds.replay_deal(spec, worlds, deal)
+    spec.reset_kernel(*sim.arrays(), spec.cfg, spec.tab, deal, np.ones(b, np.bool_),
                       info.s[owner, DEALER].astype(np.int32), mask, obs)
     rewards = np.zeros((b, spec.num_players), np.float32)
     done = np.zeros(b, np.bool_)
@@ -96,6 +102,8 @@ def history_log_likelihood(spec: GameSpec, state: State, games: np.ndarray, seat
         actions[card] = card_at[owner[rows[card]], sim.s[rows[card], TRICK_NO], seat]
         legal = mask[rows].sum(axis=1)
         ask = (sim.s[rows, TO_ACT] != me[rows]) & (legal > 1)
+        if spec.worlds.unweighed is not None:
+            ask &= ~spec.worlds.unweighed(spec, sim, rows)
         if ask.any():
             r = rows[ask]
             k = legal[ask].astype(np.float64)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,7 @@ import trickenv
 from trickenv.agents import SearchAgent, make_agent
 from trickenv.agents import inference as inf
 from trickenv.engine.layout import TO_ACT
+from trickenv.games.parts import GameWorlds
 from trickenv.sampler import sample_worlds
 from tests.test_sampler import _hide_differently, play_random
 from tests.variants import IDS, VARIANTS
@@ -30,12 +33,15 @@ def _shipped_player_fits(spec) -> bool:
 
 def _self_play(spec, policy, games, steps, seed):
     """``policy`` plays every seat of ``games`` batched deals for ``steps`` decisions (the deals must not end);
-    returns the env and, per step, the seat to act and the number of its legal moves."""
+    returns the env and, per step, the seat to act, the number of its legal moves and whether the game leaves
+    that decision unweighed (``GameWorlds.unweighed``)."""
     vec = trickenv.vector.VecEnv(spec, games, seed=seed)
     obs, mask, player = vec.reset()
     history = []
+    unweighed = spec.worlds.unweighed or (lambda spec, state, rows: np.zeros(len(rows), np.bool_))
     for _ in range(steps):
-        history.append((vec.state.s[:, TO_ACT].copy(), mask.sum(axis=1)))
+        history.append((vec.state.s[:, TO_ACT].copy(), mask.sum(axis=1),
+                        unweighed(spec, vec.state, np.arange(games))))
         obs, mask, player, _, done, *_ = vec.step(policy.act_batch(obs, mask))
         assert not done.any()
     return vec, history
@@ -44,8 +50,9 @@ def _self_play(spec, policy, games, steps, seed):
 @pytest.mark.parametrize("game,options", [(g, o) for g, o, _ in REPLAYABLE], ids=[i for *_, i in REPLAYABLE])
 def test_the_true_deal_is_as_likely_as_a_policy_that_made_every_move(game, options):
     """In rule-based self-play, replaying the real deal under the rule-based agent agrees at every decision of
-    the other seats: the log-likelihood is the sum of log(1 - eps + eps / n) over their unforced decisions;
-    worlds sampled from the voids alone are on average far less likely."""
+    the other seats: the log-likelihood is the sum of log(1 - eps + eps / n) over their unforced decisions
+    (but those the game leaves unweighed: King Calling's call); worlds sampled from the voids alone are on
+    average far less likely."""
     spec = trickenv.make_spec(game, **options)
     rules = make_agent("rules", spec)
     steps = spec.num_players * (spec.num_tricks // 2) + 1
@@ -53,8 +60,8 @@ def test_the_true_deal_is_as_likely_as_a_policy_that_made_every_move(game, optio
     games = np.arange(8)
     seats = vec.state.s[:, TO_ACT].astype(np.int64)
     expected = np.zeros(8)
-    for actor, legal in history:
-        ask = (actor != seats) & (legal > 1)
+    for actor, legal, unweighed in history:
+        ask = (actor != seats) & (legal > 1) & ~unweighed
         expected[ask] += np.log(1 - EPS + EPS / legal[ask])
     true = vec.state.take(games)
     got = inf.history_log_likelihood(spec, vec.state, games, seats, true, 1, rules, EPS)[:, 0]
@@ -136,8 +143,10 @@ def test_the_pool_draws_worlds_by_their_likelihood(monkeypatch):
 
 
 def test_policy_inference_refuses_what_it_cannot_do():
+    # A game without the replay hook (your own game, say): King Calling's spec without its hooks.
+    hookless = dataclasses.replace(trickenv.make_spec("koenigrufen"), worlds=GameWorlds())
     with pytest.raises(ValueError, match="inference='policy' needs a game whose decisions can be replayed"):
-        SearchAgent(trickenv.make_spec("koenigrufen"), inference="policy")
+        SearchAgent(hookless, inference="policy")
     spec = trickenv.make_spec("four_tricks")
     with pytest.raises(ValueError, match="inference_epsilon must be between 0 and 1"):
         SearchAgent(spec, inference="policy", inference_epsilon=0.0)
@@ -168,3 +177,33 @@ def test_farbwechsel_search_weighs_worlds_by_the_shipped_player_where_it_fits():
         SearchAgent(four, inference="policy", inference_policy="model")
     assert make_agent("search", trickenv.make_spec("four_tricks")).inference == "none"
     assert make_agent("search", trickenv.make_spec("koenigrufen")).inference == "none"
+
+
+def test_king_calling_replays_start_with_the_worlds_partnership():
+    """A world sampled after the call keeps no second batches: the replay deals the called card in its
+    holder's second batch exactly where the world's caller is alone by chance, so that the replayed call
+    settles the partner, the holder and the kind of alone as the world has them."""
+    from trickenv.games.koenigrufen.rules import ALONE, ALONE_BY_CHANCE, CALLED, HOLDER, PARTNER
+
+    spec = trickenv.make_spec("koenigrufen")
+    env, _ = play_random("koenigrufen", {}, 5, 3)
+    state = env.game
+    seat = int(state.s[0, TO_ACT])
+    worlds = sample_worlds(spec, state, np.array([0]), np.array([seat]), 64, seed=2)
+    assert not worlds.dealt[:, 0, 4:].any()  # what the hook is for
+    kinds = set(worlds.s[:, ALONE].tolist())
+    assert ALONE_BY_CHANCE in kinds and len(kinds) > 1  # both cases are checked
+    deal = inf.start_rows(spec, worlds)
+    spec.worlds.replay_deal(spec, worlds, deal)
+    sim = spec.new_state(64)
+    mask = np.zeros((64, spec.num_actions), np.bool_)
+    obs = np.zeros((64, spec.obs_size), np.int8)
+    spec.reset_kernel(*sim.arrays(), spec.cfg, spec.tab, deal, np.ones(64, np.bool_),
+                      np.full(64, state.s[0, trickenv.engine.layout.DEALER], np.int32), mask, obs)
+    actions = spec.worlds.history_actions(spec, state, np.zeros(64, np.int64), sim, np.arange(64))
+    assert (actions == spec.deck + state.s[0, CALLED]).all()
+    assert spec.worlds.unweighed(spec, sim, np.arange(64)).all()
+    spec.step_kernel(*sim.arrays(), spec.cfg, spec.tab, actions, np.ones(64, np.bool_), mask, obs,
+                     np.zeros((64, 4), np.float32), np.zeros(64, np.bool_), np.zeros(64, np.bool_), False)
+    for field in (PARTNER, HOLDER, ALONE):
+        np.testing.assert_array_equal(sim.s[:, field], worlds.s[:, field])

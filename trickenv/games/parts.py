@@ -110,6 +110,10 @@ class GameWorlds:
     games)``: for each k, the action that the seat to act in ``sim`` game ``games[k]`` (a replay of the deal)
     took in ``info`` game ``rows[k]`` (the real deal, as a seat knows it) when that decision is not a card
     (trump, a bid), else -1; ``None``: the game's other decisions cannot be replayed from what a seat knows.
+    ``replay_deal(spec, worlds, rows)`` fixes in place the deal the replays start from, where the game deals
+    in parts (``rows [B, deck]``: every card with the seat that holds or played it, as if dealt at once);
+    ``unweighed(spec, sim, games) -> bool`` marks replayed decisions of other seats that a world cannot
+    weigh (made from cards the worlds do not keep apart).
 
     Replay of a record (:mod:`trickenv.replay`): ``record_action(spec, rec, state, g)`` is the action of game
     g's seat to act that record ``rec`` implies when it is not simply the card that seat played in the
@@ -122,6 +126,8 @@ class GameWorlds:
     deal_worlds: Callable[["GameSpec", State, State, int, int, int, np.ndarray], bool] | None = None
     settle_worlds: Callable[["GameSpec", State, np.ndarray, int, np.ndarray], None] | None = None
     history_actions: Callable[["GameSpec", State, np.ndarray, State, np.ndarray], np.ndarray] | None = None
+    replay_deal: Callable[["GameSpec", State, np.ndarray], None] | None = None
+    unweighed: Callable[["GameSpec", State, np.ndarray], np.ndarray] | None = None
     record_action: Callable[["GameSpec", dict[str, np.ndarray], State, int], int | None] | None = None
     record_options: Callable[["GameSpec", dict[str, np.ndarray]], dict[str, Any]] | None = None
 

@@ -1,5 +1,5 @@
 """What a seat can know in King Calling: who may be the partner, the declared marriages, the first batch before the
-call; the world sampler's hooks and the replay of records."""
+call; the world sampler's hooks, inference's replay of a deal and the replay of records."""
 
 from __future__ import annotations
 
@@ -27,12 +27,14 @@ from trickenv.games.koenigrufen.rules import (
     ALONE_ON_PURPOSE,
     BIG_BY,
     BIG_HUNDRED,
+    BIG_KIND,
     C_PARTNER_MODE,
     CALLED,
     CALLER,
     HOLDER,
     MARR,
     MODE_FULL_HAND,
+    NUM_PLAYERS,
     PARTNER,
     RANK_K,
     RANK_O,
@@ -141,5 +143,43 @@ def record_action(spec: GameSpec, rec: dict[str, np.ndarray], state: State, g: i
     return None
 
 
+def history_actions(spec: GameSpec, info: State, rows: np.ndarray, sim: State, games: np.ndarray) -> np.ndarray:
+    """Inference's replay: the call, and in the first trick a seat's declarations before its card (marriages,
+    then the hundred or all tricks), all public, as in the real deal ``info``; -1 where the move is a card."""
+    out = np.full(len(games), -1, np.int64)
+    s, real = sim.s[games], info.s[rows]
+    call = s[:, PHASE] == PH_CALL
+    out[call] = A_CALL + real[call, CALLED]
+    for k in np.flatnonzero((s[:, PHASE] == PH_PLAY) & (s[:, TRICK_NO] == 0)):
+        p = int(s[k, TO_ACT])
+        left = int(real[k, MARR + p]) & ~int(s[k, MARR + p])
+        if left:
+            out[k] = A_MARRIAGE + (left & -left).bit_length() - 1
+        elif real[k, BIG_BY] == p and s[k, BIG_BY] < 0:
+            out[k] = A_HUNDRED if real[k, BIG_KIND] == BIG_HUNDRED else A_ALL_TRICKS
+    return out
+
+
+def replay_deal(spec: GameSpec, worlds: State, rows: np.ndarray) -> None:
+    """Inference's replay deals in two batches: a second batch the world keeps (the true deal's record) goes
+    back to it, and the called card comes in its holder's second batch where the world's caller is alone by
+    chance, so that the replay's partnership is the world's."""
+    second = worlds.dealt[:, 0, NUM_PLAYERS:]
+    for q in range(NUM_PLAYERS):
+        bits = ((second[:, q, None] >> np.arange(spec.deck, dtype=np.uint64)) & np.uint64(1)).astype(np.bool_)
+        rows[bits] = NUM_PLAYERS + q
+    w = np.flatnonzero(worlds.s[:, CALLED] >= 0)
+    called, holder = worlds.s[w, CALLED], worlds.s[w, HOLDER]
+    by_chance = worlds.s[w, ALONE] == ALONE_BY_CHANCE
+    rows[w, called] = np.where(by_chance, NUM_PLAYERS + holder, holder)
+
+
+def unweighed(spec: GameSpec, sim: State, games: np.ndarray) -> np.ndarray:
+    """The call is made from the caller's first batch, which a world dealt after the call does not keep apart
+    from its second: inference replays it but does not weigh it."""
+    return sim.s[games, PHASE] == PH_CALL
+
+
 GAME_WORLDS = GameWorlds(hide_private=hide_private, required_cards=required_cards, deal_worlds=deal_worlds,
-                         settle_worlds=settle_worlds, record_action=record_action)
+                         settle_worlds=settle_worlds, history_actions=history_actions, replay_deal=replay_deal,
+                         unweighed=unweighed, record_action=record_action)
