@@ -228,7 +228,19 @@ def default_value_files(agent: str, spec: GameSpec) -> list[Path]:
 
     default = getattr(AGENTS.get(parse_agent_name(agent)[0]), "default_decisions", None)
     names = default(spec) if default is not None else ()
-    return LearnedDecisions(spec, "learned", names=names).files if names else []
+    learned = _shipped_default(spec, names)
+    return learned.files if learned is not None else []
+
+
+def _shipped_default(spec: GameSpec, names: tuple[str, ...]) -> LearnedDecisions | None:
+    """The shipped values of the decisions ``names`` (an agent's default) where files for the variant ship;
+    None where none do (the agent decides for itself there: its default names no variant)."""
+    if not names:
+        return None
+    try:
+        return LearnedDecisions(spec, "learned", names=names)
+    except ValueError:  # no shipped file is for this variant
+        return None
 
 
 def learned_decisions(spec: GameSpec, source: str | Path, default: tuple[str, ...] = ()) -> LearnedDecisions | None:
@@ -236,7 +248,7 @@ def learned_decisions(spec: GameSpec, source: str | Path, default: tuple[str, ..
     agent decides), else the :class:`LearnedDecisions` of ``source`` (None: the shipped values of the decisions
     named in ``default``, the agent's default for the variant)."""
     if source is None:
-        return LearnedDecisions(spec, "learned", names=default) if default else None
+        return _shipped_default(spec, default)
     return None if str(source) == "own" else LearnedDecisions(spec, source)
 
 

@@ -350,3 +350,11 @@ def test_king_calling_declarations_may_be_declined(tmp_path):
     distinct = np.array([len(set(k)) == 4 for k in key])  # equal holdings keep their order by the suits' names
     assert distinct.sum() > 5
     assert np.array_equal(y[distinct][:, list(perm) + [4, 5, 6]], x[distinct])
+
+
+def test_search_decides_for_itself_where_no_shipped_values_fit_its_variant():
+    """search bids by the shipped values with bidding=True, but they ship for the 48-card deck only: in the
+    52-card variant with a turned-up trump (OpenSpiel's oh_hell) it makes its own decisions."""
+    oh_hell = trickenv.make_spec("four_tricks", deck=52, bidding=True, trump="turn_up")
+    assert make_agent("search", oh_hell).learned is None
+    assert make_agent("search", trickenv.make_spec("four_tricks", bidding=True)).learned is not None
