@@ -59,8 +59,7 @@ def history_log_likelihood(spec: GameSpec, state: State, games: np.ndarray, seat
     ``worlds`` holds ``per`` worlds of each decision (decision i's are rows ``i * per ..``), as
     :func:`trickenv.sampler.sample_worlds` returns them for ``seats[i]`` in ``games[i]``.
     Forced moves, the seat's own moves and the game's unweighed decisions add nothing. A world in which the
-    history is not
-    legal (a sampler bug) raises RuntimeError.
+    history is not legal (a sampler bug) raises RuntimeError.
     """
     check_policy_inference(spec)
     n = len(games)
