@@ -125,6 +125,17 @@ def settle_worlds(spec: GameSpec, worlds: State, rows: np.ndarray, k: int, coin_
     worlds.s[rows] = s
 
 
+def _next_declaration(p: np.ndarray, marriages: np.ndarray, declared: np.ndarray, big_by: np.ndarray,
+                      big_kind: np.ndarray, big_made: np.ndarray) -> np.ndarray:
+    """The declaration seat ``p`` makes next before its first card, or -1: a marriage of ``marriages`` (suit
+    bitsets) not yet in ``declared``, lowest suit first, then the hundred or all tricks where ``big_by`` is ``p``
+    and none is made yet (``big_made`` < 0). Vectorized over rows."""
+    left = marriages & ~declared
+    suit = np.argmax((left[:, None] >> np.arange(4)) & 1, axis=1)
+    big = np.where(big_kind == BIG_HUNDRED, A_HUNDRED, A_ALL_TRICKS)
+    return np.where(left != 0, A_MARRIAGE + suit, np.where((big_by == p) & (big_made < 0), big, -1))
+
+
 def record_action(spec: GameSpec, rec: dict[str, np.ndarray], state: State, g: int) -> int | None:
     """The call is the record's ``called_card``; in the first trick a seat makes its declarations (marriages,
     then the hundred or all tricks) before its card, as the record's ``marriages`` and ``big_*`` say."""
@@ -134,13 +145,11 @@ def record_action(spec: GameSpec, rec: dict[str, np.ndarray], state: State, g: i
     if s[PHASE] != PH_PLAY or s[TRICK_NO] != 0:
         return None
     p = int(s[TO_ACT])
-    if "marriages" in rec:
-        for su in range(4):
-            if rec["marriages"][p, su] and not (int(s[MARR + p]) >> su) & 1:
-                return A_MARRIAGE + su
-    if int(rec.get("big_declared_by", -1)) == p and s[BIG_BY] < 0:
-        return A_HUNDRED if int(rec["big_declaration"]) == BIG_HUNDRED else A_ALL_TRICKS
-    return None
+    marriages = sum(1 << su for su in range(4) if rec["marriages"][p, su]) if "marriages" in rec else 0
+    a = int(_next_declaration(np.array([p]), np.array([marriages]), np.array([int(s[MARR + p])]),
+                              np.array([int(rec.get("big_declared_by", -1))]),
+                              np.array([int(rec.get("big_declaration", 0))]), np.array([s[BIG_BY]]))[0])
+    return None if a < 0 else a
 
 
 def history_actions(spec: GameSpec, info: State, rows: np.ndarray, sim: State, games: np.ndarray) -> np.ndarray:
@@ -150,13 +159,9 @@ def history_actions(spec: GameSpec, info: State, rows: np.ndarray, sim: State, g
     s, real = sim.s[games], info.s[rows]
     call = s[:, PHASE] == PH_CALL
     out[call] = A_CALL + real[call, CALLED]
-    for k in np.flatnonzero((s[:, PHASE] == PH_PLAY) & (s[:, TRICK_NO] == 0)):
-        p = int(s[k, TO_ACT])
-        left = int(real[k, MARR + p]) & ~int(s[k, MARR + p])
-        if left:
-            out[k] = A_MARRIAGE + (left & -left).bit_length() - 1
-        elif real[k, BIG_BY] == p and s[k, BIG_BY] < 0:
-            out[k] = A_HUNDRED if real[k, BIG_KIND] == BIG_HUNDRED else A_ALL_TRICKS
+    k = np.flatnonzero((s[:, PHASE] == PH_PLAY) & (s[:, TRICK_NO] == 0))
+    p = s[k, TO_ACT].astype(np.int64)
+    out[k] = _next_declaration(p, real[k, MARR + p], s[k, MARR + p], real[k, BIG_BY], real[k, BIG_KIND], s[k, BIG_BY])
     return out
 
 
