@@ -55,6 +55,7 @@ the trainer, tests and notebooks import them from this module).
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from pathlib import Path
@@ -116,7 +117,7 @@ from trickenv.vector import VecEnv
 
 __all__ = [
     "Results", "evaluate", "Recipe", "Lineup", "make_seatings", "make_deals", "seat_metrics", "summarize", "mean_ci", "t_quantile",
-    "unique_names", "format_table",
+    "unique_names", "format_table", "read_journal",
 ]
 
 TOURNAMENT_GAMES = ("four_tricks", "farbwechsel", "koenigrufen")
@@ -207,7 +208,16 @@ def evaluate(
                                         agent_timeout, given_deals)
     t_play = time.perf_counter() - t_start
 
-    # 5. statistics over the deals, then the ratings (slow: one openskill match per deal-seating)
+    # 5.-6. statistics over the deals, the ratings, the results
+    return _results(game, options, spec, names, design, plan, table, deals, seed, chunk, interrupted, clock,
+                    t_start, t_play, ratings)
+
+
+def _results(game: str, options: dict[str, Any], spec: GameSpec, names: list[str], design: str | None,
+             plan: list[tuple[int, ...]], table: Table, deals: int, seed: int, chunk: int, interrupted: bool,
+             clock: Clock, t_start: float, t_play: float, ratings: bool) -> Results:
+    """Steps 5 and 6 of a run: the statistics over the deals of ``table``, the ratings (slow: one openskill
+    match per deal-seating) and the :class:`Results`."""
     summary = summarize(names, plan, table, ratings=False)
     t0 = time.perf_counter()
     if ratings:
@@ -217,12 +227,9 @@ def evaluate(
             interrupted = True
             summary["ratings"] = None
     t_ratings = time.perf_counter() - t0
-
-    # 6. the results
     played = len(table.scores)
-    seconds = time.perf_counter() - t_start
     timing = {
-        "seconds": seconds,
+        "seconds": time.perf_counter() - t_start,
         "play_seconds": t_play,
         "ratings_seconds": t_ratings,
         "env_seconds": clock.env,
@@ -238,6 +245,29 @@ def evaluate(
         seating_design=design, deals=played, deals_requested=int(deals), seed=int(seed), chunk=int(chunk),
         interrupted=interrupted, timing=timing, summary=summary, table_data=table,
     )
+
+
+def read_journal(journal: str | Path, ratings: bool = False) -> Results:
+    """The results of the chunks ``journal`` holds so far, playing nothing: a run under way in another process,
+    or stopped, read back. Every chunk written counts, in chunk order (with ``ray`` they finish out of order);
+    while chunks are missing, ``deals`` < ``deals_requested`` and ``interrupted`` is True. The agents are named
+    as the run names them, but not made. The timing is the chunks' own clocks, as one run of them would report
+    it (``play_seconds``: the time they took to play). A :class:`JournalError` if ``journal`` holds no run or
+    no finished chunk."""
+    t_read = time.perf_counter()
+    call = recorded_call(journal, given_deals=True)
+    spec = make_spec(call["game"], **call["options"])
+    names = unique_names(e if isinstance(e, str) else e.name for e in call["agents"])
+    design, plan = seating_plan(call["seatings"], spec, len(names))
+    book = Journal(journal, json.loads((Path(journal) / "run.json").read_text()))
+    clock = Clock(names)
+    kept = kept_chunks(book, call["deals"], call["chunk"], Progress(call["deals"], 1, "", False), clock)
+    if not kept:
+        raise JournalError(f"journal {journal} holds no finished chunk yet")
+    table = Table.concat([kept[k] for k in sorted(kept)], len(plan), spec.num_players)
+    interrupted = len(table.scores) < call["deals"]
+    return _results(call["game"], call["options"], spec, names, design, plan, table, call["deals"], call["seed"],
+                    call["chunk"], interrupted, clock, t_read - clock.play, clock.play, ratings)
 
 
 def resume_evaluation(journal: str | Path, ray: str | bool | None = None, progress: bool = True, threads: int = 1,

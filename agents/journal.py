@@ -107,14 +107,15 @@ def deals_hash(deals: Any, dealers: Any) -> str:
     return h.hexdigest()[:16]
 
 
-def recorded_call(journal: str | Path) -> dict[str, Any]:
+def recorded_call(journal: str | Path, given_deals: bool = False) -> dict[str, Any]:
     """The arguments of the ``evaluate`` call that began ``journal`` (from its ``run.json``), without the
-    journal itself and the settings that change how a run goes, not its results."""
+    journal itself and the settings that change how a run goes, not its results. A run of given deals cannot
+    be repeated from its folder alone (a :class:`JournalError`) unless ``given_deals`` (only to be read)."""
     meta = Path(journal) / "run.json"
     if not meta.exists():
         raise JournalError(f"no evaluation journal at {journal} (no run.json)")
     run = json.loads(meta.read_text())
-    if run.get("given_deals"):
+    if run.get("given_deals") and not given_deals:
         raise JournalError(f"journal {journal} is a run of given deals (a benchmark's): repeat that call, with "
                            "its deals, to continue it")
     agents = [a if isinstance(a, str) else Recipe(a["name"], a["agent"], a["seed"], tuple(a["kwargs"].items()))

@@ -393,6 +393,40 @@ def test_a_journal_is_resumed_from_its_folder_alone(tmp_path):
         resume_evaluation(tmp_path / "nothing")
 
 
+def test_a_journal_is_read_back_so_far_without_playing(tmp_path, capsys):
+    """read_journal(DIR) and `trickenv journal DIR`: the results of the chunks written so far, whichever are
+    missing (Ray finishes them out of order), nothing played or written; a folder without a run or a chunk is
+    an error that names it."""
+    from trickenv.agents.evaluation import JournalError, read_journal
+
+    kw = dict(deals=6, seed=3, chunk=2, **FAST)
+    spec = trickenv.make_spec("four_tricks")
+    given = make_deals(spec, 40, 0, 6)  # a fixed deal set, as the benchmark's runs play: read back too
+    full = evaluate("four_tricks", ["rules", "random"], given_deals=given, journal=tmp_path / "j", **kw)
+    assert numbers(read_journal(tmp_path / "j")) == numbers(full)
+    (tmp_path / "j" / "chunk_00001.npz").unlink()  # the middle chunk still under way
+    before = {p.name: p.read_bytes() for p in (tmp_path / "j").iterdir()}
+    part = read_journal(tmp_path / "j")
+    assert part.interrupted and (part.deals, part.deals_requested) == (4, 6)
+    assert np.array_equal(part.table_data.scores, full.table_data.scores[[0, 1, 4, 5]])
+    diff = full.per_deal[[0, 1, 4, 5], 0] - full.per_deal[[0, 1, 4, 5], 1]  # the statistics of exactly those deals
+    pair = part.to_dict()["pairs"][0]
+    assert pair["deals"] == 4 and pair["diff"] == pytest.approx(diff.mean())
+    assert pair["ci95"] == pytest.approx(list(mean_ci(diff)[1:]))
+    assert part.timing["timed_deals"] == 4 and part.timing["play_seconds"] > 0
+    assert {p.name: p.read_bytes() for p in (tmp_path / "j").iterdir()} == before
+    main(["journal", str(tmp_path / "j")])
+    out = capsys.readouterr().out
+    assert "so far: 4 finished deals of 6" in out and "rules - random" in out
+    for k in (0, 2):
+        (tmp_path / "j" / f"chunk_{k:05d}.npz").unlink()
+    with pytest.raises(JournalError, match="holds no finished chunk yet"):
+        read_journal(tmp_path / "j")
+    with pytest.raises(SystemExit, match="trickenv journal: no evaluation journal at .*nothing"):
+        main(["journal", str(tmp_path / "nothing")])
+    assert not (tmp_path / "nothing").exists()
+
+
 def test_interrupt_keeps_the_finished_deals_of_the_chunk_in_play():
     """King Calling deals take different numbers of steps: stop when some deals of a chunk are over."""
     full = evaluate("koenigrufen", [("high", Highest()), ("low", Lowest())], deals=8, chunk=4, **FAST)

@@ -97,6 +97,23 @@ def option_lines(spec: Any) -> list[str]:
     return out
 
 
+def read_journal(args: argparse.Namespace) -> None:
+    """The results an evaluation journal holds so far (docs/guides/evaluation.md): print the table, write JSON/CSV."""
+    from trickenv.agents.evaluation import JournalError, read_journal as read
+
+    try:
+        results = read(args.dir, ratings=args.ratings)
+    except JournalError as e:
+        raise SystemExit(f"trickenv journal: {e}") from None
+    if args.json:
+        results.save_json(args.json)
+    if args.csv:
+        results.save_csv(args.csv)
+    print(results.table())
+    if results.interrupted:
+        print(f"so far: {results.deals} finished deals of {results.deals_requested}")
+
+
 def evaluate(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
     """Duplicate-deal evaluation (docs/guides/evaluation.md): print the table, write JSON/CSV; exit 130 if interrupted."""
     from trickenv.agents import make_agent
@@ -436,6 +453,12 @@ def build_parser() -> tuple[argparse.ArgumentParser, Any]:
                    help="keep every finished chunk in DIR: the same command run again continues the run")
     p.add_argument("--no-ratings", action="store_true", help="skip the openskill ratings")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p = sub.add_parser("journal", help="the results an evaluation journal (eval --journal DIR) holds so far, "
+                                       "playing nothing: a run under way or stopped")
+    p.add_argument("dir", help="the journal's folder")
+    p.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON")
+    p.add_argument("--csv", default=None, metavar="PATH", help="write the results as CSV (long form)")
+    p.add_argument("--ratings", action="store_true", help="add the openskill ratings (slow on long runs)")
     p = sub.add_parser("tournament", help="duplicate tournament of the bundled agents in all three games")
     p.add_argument("--agents", default="random,rules,pimc,model", help="comma-separated agent names")
     p.add_argument("--games", default=None, help="comma-separated games (default: all three)")
@@ -516,6 +539,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         play(args.game, args, options)
     elif args.cmd == "eval":
         evaluate(args.game, args, options)
+    elif args.cmd == "journal":
+        if args.options:
+            raise SystemExit("trickenv journal takes no game options: the journal's run.json has them")
+        read_journal(args)
     elif args.cmd == "train":
         train(args, options, train_error)
     elif args.cmd == "decisions":
