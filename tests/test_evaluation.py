@@ -415,9 +415,10 @@ def test_a_journal_is_read_back_so_far_without_playing(tmp_path, capsys):
     assert pair["ci95"] == pytest.approx(list(mean_ci(diff)[1:]))
     assert part.timing["timed_deals"] == 4 and part.timing["play_seconds"] > 0
     assert {p.name: p.read_bytes() for p in (tmp_path / "j").iterdir()} == before
-    main(["journal", str(tmp_path / "j")])
+    main(["journal", str(tmp_path / "j"), "--json", str(tmp_path / "so_far.json")])
     out = capsys.readouterr().out
     assert "so far: 4 finished deals of 6" in out and "rules - random" in out
+    assert json.loads((tmp_path / "so_far.json").read_text())["deals"] == 4
     for k in (0, 2):
         (tmp_path / "j" / f"chunk_{k:05d}.npz").unlink()
     with pytest.raises(JournalError, match="holds no finished chunk yet"):

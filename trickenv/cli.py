@@ -105,13 +105,18 @@ def read_journal(args: argparse.Namespace) -> None:
         results = read(args.dir, ratings=args.ratings)
     except JournalError as e:
         raise SystemExit(f"trickenv journal: {e}") from None
+    show_results(results, args)
+    if results.interrupted:
+        print(f"so far: {results.deals} finished deals of {results.deals_requested}")
+
+
+def show_results(results: Any, args: argparse.Namespace) -> None:
+    """Write the results where ``--json`` / ``--csv`` say, then print their table."""
     if args.json:
         results.save_json(args.json)
     if args.csv:
         results.save_csv(args.csv)
     print(results.table())
-    if results.interrupted:
-        print(f"so far: {results.deals} finished deals of {results.deals_requested}")
 
 
 def evaluate(game: str, args: argparse.Namespace, options: dict[str, Any]) -> None:
@@ -147,11 +152,7 @@ def evaluate(game: str, args: argparse.Namespace, options: dict[str, Any]) -> No
         raise SystemExit(f"trickenv eval: {e}") from None
     if args.records:
         results.save_records(args.records)
-    if args.json:
-        results.save_json(args.json)
-    if args.csv:
-        results.save_csv(args.csv)
-    print(results.table())
+    show_results(results, args)
     if results.interrupted:
         print(f"interrupted: kept {results.deals} finished deals of {results.deals_requested}")
         raise SystemExit(130)
