@@ -52,8 +52,9 @@ class SearchDefaults:
 def _four_tricks(options: dict[str, Any]) -> SearchDefaults:
     # Searched bids were weaker than the rule-based agent's: with bids, search plays the cards only, and bids
     # by the learned values, which beat the rule-based bids under it; the learned trump did not measure better
-    # with the search, so the dealer's trump stays the rule-based agent's. The playouts by the player the
-    # search was measured with, and with them a second look at the 3 best moves.
+    # with the search, so the dealer's trump stays the rule-based agent's. Without bids the search searches its
+    # trump, which measured better than the learned one. The playouts by the player the search was measured
+    # with, and with them a second look at the 3 best moves.
     bidding = bool(options["bidding"])
     return SearchDefaults(search_decisions="cards" if bidding else None, rollout="model",
                           playouts="four_tricks_rollout", refine=(3, 2.0),
